@@ -1,0 +1,362 @@
+// Package adapters is the contract between the benchtop engine and the
+// databases it drives: the DB interface, its optional extensions (found by
+// type assertion), error kinds, typed property access and the registry of
+// adapters by name. It imports nothing of benchtop; each concrete adapter
+// lives in its own sub-package and registers itself in an init function.
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Field is one named column value of a record.
+type Field struct {
+	Name  string
+	Value []byte
+}
+
+// Record is a key with its fields, as returned by Scan and taken by
+// BatchInserter.
+type Record struct {
+	Key    string
+	Fields []Field
+}
+
+// DB is what every adapter implements. One DB value is shared by all worker
+// goroutines, so every method must be safe for concurrent use.
+//
+// Ownership: key strings, field names and value bytes passed IN are only
+// valid for the duration of the call (the engine reuses its buffers); an
+// adapter that keeps them must copy them (strings.Clone, bytes.Clone).
+// Values handed OUT (Read, Scan) belong to the caller, who must not modify
+// them; an adapter may return references to immutable internal data.
+//
+// fields == nil means all fields. A missing key is reported by returning an
+// error that wraps ErrNotFound.
+type DB interface {
+	// Read appends the requested fields of key to dst and returns it.
+	Read(ctx context.Context, table, key string, fields []string, dst []Field) ([]Field, error)
+	// Scan appends up to count records to dst, starting at the first key
+	// >= startKey, in ascending key order (unless the adapter's
+	// Capabilities say scans are unordered), and returns it.
+	Scan(ctx context.Context, table, startKey string, count int, fields []string, dst []Record) ([]Record, error)
+	// Update sets the given fields of an existing record, leaving the others.
+	Update(ctx context.Context, table, key string, values []Field) error
+	// Insert writes a new record.
+	Insert(ctx context.Context, table, key string, values []Field) error
+	// Delete removes a record.
+	Delete(ctx context.Context, table, key string) error
+	// Close releases the adapter's resources.
+	Close() error
+}
+
+// BatchInserter is implemented by adapters that can insert many records in
+// one call. The load phase uses it when present and BatchSize() > 1,
+// handing it up to BatchSize() records at a time; each record counts as one
+// INSERT whose latency is the whole call's.
+type BatchInserter interface {
+	BatchSize() int
+	InsertBatch(ctx context.Context, table string, records []Record) error
+}
+
+// Repartitioner is implemented by adapters that can change their number of
+// partitions (shards) while the workload runs, losing no record.
+type Repartitioner interface {
+	Partitions() int
+	SetPartitions(ctx context.Context, n int) error
+}
+
+// Describer gives a one-line description of the target for the screen and
+// reports, such as a URL. It must never contain a password or secret key:
+// use MaskURL.
+type Describer interface {
+	Describe() string
+}
+
+// Capabilities describe what an adapter can promise; the conformance suite
+// and the engine read them.
+type Capabilities struct {
+	// UnorderedScan: Scan returns records but not in key order (for example
+	// a hash-keyed DynamoDB table).
+	UnorderedScan bool
+}
+
+// Capable is implemented by adapters whose Capabilities differ from the
+// zero value.
+type Capable interface {
+	Capabilities() Capabilities
+}
+
+// CapabilitiesOf returns db's Capabilities, or the zero value.
+func CapabilitiesOf(db DB) Capabilities {
+	if c, ok := db.(Capable); ok {
+		return c.Capabilities()
+	}
+	return Capabilities{}
+}
+
+// ErrNotFound is wrapped by errors for keys that do not exist.
+var ErrNotFound = errors.New("not found")
+
+// Error kinds, used to count errors by kind.
+const (
+	KindNotFound    = "not_found"
+	KindTimeout     = "timeout"
+	KindUnavailable = "unavailable"
+	KindThrottled   = "throttled"
+	KindIntegrity   = "integrity"
+	KindCanceled    = "canceled"
+	KindOther       = "error"
+)
+
+// KindError attaches an error kind to an error.
+type KindError struct {
+	Kind string
+	Err  error
+}
+
+func (e *KindError) Error() string { return e.Err.Error() }
+func (e *KindError) Unwrap() error { return e.Err }
+
+// WithKind wraps err so that Kind(err) reports kind. A nil err stays nil.
+func WithKind(kind string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &KindError{Kind: kind, Err: err}
+}
+
+// Kind classifies err for error counting: the innermost explicit KindError
+// wins; then ErrNotFound, context deadline and cancellation; else KindOther.
+func Kind(err error) string {
+	var ke *KindError
+	if errors.As(err, &ke) {
+		return ke.Kind
+	}
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return KindNotFound
+	case errors.Is(err, context.DeadlineExceeded):
+		return KindTimeout
+	case errors.Is(err, context.Canceled):
+		return KindCanceled
+	}
+	return KindOther
+}
+
+// ConfigError is bad input: a property with a value that is not allowed.
+// main prints it as one line and exits with status 2.
+type ConfigError struct {
+	Key     string // property or flag name
+	Value   string // the value given (never a secret)
+	Allowed string // what is allowed
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", e.Key, e.Value, e.Allowed)
+}
+
+// Properties are the run's properties (YCSB names), read-only for adapters.
+type Properties map[string]string
+
+// String returns the property or def when unset.
+func (p Properties) String(key, def string) string {
+	if v, ok := p[key]; ok {
+		return v
+	}
+	return def
+}
+
+// Int returns the property as an integer, def when unset, or a
+// *ConfigError.
+func (p Properties) Int(key string, def int64) (int64, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return 0, &ConfigError{Key: key, Value: v, Allowed: "a whole number"}
+	}
+	return n, nil
+}
+
+// Float returns the property as a number, def when unset, or a
+// *ConfigError.
+func (p Properties) Float(key string, def float64) (float64, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		return 0, &ConfigError{Key: key, Value: v, Allowed: "a number"}
+	}
+	return f, nil
+}
+
+// Bool returns the property as a boolean (true/false, 1/0, yes/no), def
+// when unset, or a *ConfigError.
+func (p Properties) Bool(key string, def bool) (bool, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "1", "yes", "on":
+		return true, nil
+	case "false", "0", "no", "off":
+		return false, nil
+	}
+	return false, &ConfigError{Key: key, Value: v, Allowed: "true or false"}
+}
+
+// Duration returns the property as a Go duration ("300ms", "2s"); a bare
+// number is read in unit. def when unset, or a *ConfigError.
+func (p Properties) Duration(key string, def, unit time.Duration) (time.Duration, error) {
+	v, ok := p[key]
+	if !ok {
+		return def, nil
+	}
+	s := strings.TrimSpace(v)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f < 0 {
+			return 0, &ConfigError{Key: key, Value: v, Allowed: "a duration >= 0 such as 300ms or 2s"}
+		}
+		return time.Duration(f * float64(unit)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, &ConfigError{Key: key, Value: v, Allowed: "a duration >= 0 such as 300ms or 2s"}
+	}
+	return d, nil
+}
+
+// Driver describes one adapter for the registry.
+type Driver struct {
+	// Name is what the user types: "memory", "mongodb", ...
+	Name string
+	// Description is one line for the list of adapters.
+	Description string
+	// Prefixes are the property-name prefixes the adapter reads, such as
+	// "mongodb."; properties under them are not warned about as unknown.
+	Prefixes []string
+	// Open connects. It returns a *ConfigError (possibly wrapped) for bad
+	// properties, any other error for a failure to connect; the error text
+	// must not contain secrets. ctx bounds the time spent connecting.
+	Open func(ctx context.Context, props Properties) (DB, error)
+}
+
+var (
+	regMu    sync.RWMutex
+	registry = map[string]Driver{}
+)
+
+// Register adds a driver; it panics on a duplicate name (a programming
+// error found at init time).
+func Register(d Driver) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[d.Name]; dup {
+		panic("adapters: duplicate registration of " + d.Name)
+	}
+	registry[d.Name] = d
+}
+
+// Lookup returns the driver registered under name.
+func Lookup(name string) (Driver, bool) {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	d, ok := registry[name]
+	return d, ok
+}
+
+// Names lists the registered adapter names in order.
+func Names() []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Drivers lists the registered drivers by name.
+func Drivers() []Driver {
+	names := Names()
+	out := make([]Driver, 0, len(names))
+	for _, n := range names {
+		d, _ := Lookup(n)
+		out = append(out, d)
+	}
+	return out
+}
+
+// Open opens the adapter registered under name. An unknown name is a
+// *ConfigError listing the known ones.
+func Open(ctx context.Context, name string, props Properties) (DB, error) {
+	d, ok := Lookup(name)
+	if !ok {
+		return nil, &ConfigError{Key: "database", Value: name, Allowed: strings.Join(Names(), ", ")}
+	}
+	return d.Open(ctx, props)
+}
+
+// MaskURL returns s with any password (user:password@) replaced by ****,
+// and with the values of query parameters that look like secrets masked
+// too. Strings that are not URLs are returned unchanged.
+func MaskURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" {
+		return maskUserinfoLoose(s)
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "****")
+		}
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		changed := false
+		for k := range q {
+			lk := strings.ToLower(k)
+			if strings.Contains(lk, "password") || strings.Contains(lk, "secret") || strings.Contains(lk, "token") || lk == "authmechanismproperties" {
+				q.Set(k, "****")
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
+		}
+	}
+	return strings.Replace(u.String(), "%2A%2A%2A%2A", "****", -1)
+}
+
+// maskUserinfoLoose masks "user:pass@" in strings url.Parse rejects.
+func maskUserinfoLoose(s string) string {
+	at := strings.LastIndex(s, "@")
+	if at < 0 {
+		return s
+	}
+	start := strings.Index(s, "://")
+	if start < 0 {
+		start = 0
+	} else {
+		start += 3
+	}
+	colon := strings.Index(s[start:at], ":")
+	if colon < 0 {
+		return s
+	}
+	return s[:start+colon+1] + "****" + s[at:]
+}

@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"benchtop/engine/host"
+)
+
+// Phase is the stage of a run.
+type Phase string
+
+// The phases of a run, in order.
+const (
+	PhaseLoad Phase = "load"
+	PhaseRun  Phase = "run"
+	PhaseDone Phase = "done"
+)
+
+// Info is what does not change during a run: what is being measured, shown
+// in headers and reports.
+type Info struct {
+	Command  string // "load" or "run"
+	Adapter  string // registry name, e.g. "memory"
+	Target   string // Describer output (URL with password masked), may be ""
+	Workload string // e.g. "workloada" or "core"
+	// Mix describes the operation mix and key choice, e.g.
+	// "read 50 / update 50, zipfian".
+	Mix string
+	// CanRepartition tells whether SetPartitions reaches the database.
+	CanRepartition bool
+	// Properties are the effective properties, secrets removed.
+	Properties map[string]string
+	Start      time.Time
+}
+
+// Stats summarises latencies and outcomes of one operation type over a
+// period (an interval, a segment or the whole run).
+type Stats struct {
+	// Count is the number of operations that completed (OK or error).
+	Count int64
+	// Errors is how many of them failed; ErrorsByKind splits them.
+	Errors       int64
+	ErrorsByKind map[string]int64
+	// Rate is Count per second over the period.
+	Rate float64
+	// Latency summary of the measured operations.
+	Mean, Min, Max      time.Duration
+	P50, P95, P99, P999 time.Duration
+	Percentiles         []Percentile // the configured hdrhistogram.percentiles
+	OutOfRange          int64        // values beyond the histogram range, clamped
+}
+
+// Percentile is one configured percentile value.
+type Percentile struct {
+	Q     float64 // 0-100, e.g. 99.9
+	Value time.Duration
+}
+
+// OpSnapshot is one operation type in a snapshot.
+type OpSnapshot struct {
+	Name string // YCSB name: READ, UPDATE, INSERT, SCAN, READ-MODIFY-WRITE, DELETE
+	// Interval and Cumulative hold service time (from the actual start).
+	Interval, Cumulative Stats
+	// IntendedInterval and IntendedCumulative hold latency from the
+	// intended start time (coordinated omission corrected); nil when the
+	// run has no target rate or measurement.interval is op.
+	IntendedInterval, IntendedCumulative *Stats
+}
+
+// Event is a timed change, mark or notable occurrence.
+type Event struct {
+	At   time.Duration // since the start of the run
+	Kind string        // threads, partitions, target, pause, resume, mark, segment, phase, warning, error
+	From string
+	To   string
+	Text string // human form, e.g. "threads 2→4"
+}
+
+// String returns the human form of the event.
+func (e Event) String() string {
+	if e.Text != "" {
+		return e.Text
+	}
+	if e.From != "" || e.To != "" {
+		return fmt.Sprintf("%s %s→%s", e.Kind, e.From, e.To)
+	}
+	return e.Kind
+}
+
+// Segment is the span between two changes: one row of the what-if table.
+type Segment struct {
+	Index      int // 1-based
+	Start, End time.Duration
+	Threads    int
+	Partitions int
+	Target     float64 // ops/s, 0 = unlimited
+	Label      string  // what started it, e.g. "threads 2→4"
+	Ops        int64
+	OpsPerSec  float64
+	P50        time.Duration
+	P95        time.Duration
+	P99        time.Duration
+	Errors     int64
+	CPU        float64 // mean client CPU %, 0-100
+	Best       bool    // highest ops/s of all segments
+	Knee       bool    // where p99 starts growing faster than throughput
+	Open       bool    // the current, still growing segment
+	// Extra carries per-workload figures, e.g. rows_per_sec for streams.
+	Extra map[string]float64
+}
+
+// Duration is the length of the segment.
+func (s Segment) Duration() time.Duration { return s.End - s.Start }
+
+// Snapshot is what the Runner publishes every interval. It is immutable:
+// readers may keep it and share it between goroutines.
+type Snapshot struct {
+	Seq      int
+	Time     time.Time
+	Elapsed  time.Duration // since the start of the run (pauses included)
+	Interval time.Duration // length of the interval this snapshot covers
+
+	Phase    Phase
+	OpsDone  int64   // operations done in this phase
+	OpsTotal int64   // operations planned in this phase, 0 = no limit
+	Progress float64 // 0-1, -1 when unknown (no operation or time limit)
+	Paused   bool
+	Done     bool // the last snapshot of the run
+
+	Threads    int
+	Partitions int
+	Target     float64 // total ops/s, 0 = unlimited
+
+	// Ops holds one entry per operation type seen so far, in YCSB order.
+	Ops []OpSnapshot
+	// Total sums all operation types (Intended* nil).
+	Total OpSnapshot
+
+	Host host.Sample
+
+	// Events since the previous snapshot.
+	Events []Event
+	// Segments: all closed segments plus the open one last (Open=true).
+	Segments []Segment
+	// Warnings in force now, e.g. the client-bottleneck warning.
+	Warnings []string
+	// IntegrityErrors counts dataintegrity mismatches so far.
+	IntegrityErrors int64
+}
+
+// Controller is the set of live controls the TUI and scheduled steps call.
+// Every method returns at once; the effect shows within one interval.
+type Controller interface {
+	SetThreads(n int) error
+	SetTarget(opsPerSec float64) error
+	SetPartitions(n int) error
+	Pause()
+	Resume()
+	Mark(label string)
+	// NewSegment starts a new segment with nothing changed.
+	NewSegment()
+	// Stop ends the run; the final snapshot follows.
+	Stop()
+}
