@@ -1,0 +1,585 @@
+package gen
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+)
+
+func TestFNVHash64(t *testing.T) {
+	// Independent reference: FNV-1a (xor, then multiply) from hash/fnv over
+	// the little-endian bytes, then Java's Math.abs.
+	ref := func(v int64) int64 {
+		h := fnv.New64a()
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(v))
+		h.Write(b[:])
+		s := int64(h.Sum64())
+		if s < 0 {
+			s = -s
+		}
+		return s
+	}
+	for _, v := range []int64{0, 1, 2, 255, 256, 1 << 40, -1, -2, math.MaxInt64, math.MinInt64, 1234567890123} {
+		if got, want := FNVHash64(v), ref(v); got != want {
+			t.Errorf("FNVHash64(%d) = %d, want %d", v, got, want)
+		}
+	}
+	if got, want := FNVHash64(0), int64(6284781860667377211); got != want {
+		t.Errorf("FNVHash64(0) = %d, want %d", got, want)
+	}
+	r := newRand(1)
+	for range 10000 {
+		v := int64(r.Uint64())
+		if h := FNVHash64(v); h < 0 || h != ref(v) {
+			t.Fatalf("FNVHash64(%d) = %d, want %d (non-negative)", v, h, ref(v))
+		}
+	}
+}
+
+func TestUniform(t *testing.T) {
+	const draws = 200000
+	tests := []struct{ lo, hi int64 }{
+		{0, 9}, {-5, 5}, {1000, 1099}, {7, 7}, {0, 499},
+	}
+	for i, tc := range tests {
+		u := NewUniform(tc.lo, tc.hi)
+		r := newRand(uint64(10 + i))
+		n := tc.hi - tc.lo + 1
+		obs := make([]int64, n)
+		for range draws {
+			v := u.Next(r)
+			if v < tc.lo || v > tc.hi {
+				t.Fatalf("Uniform(%d,%d) returned %d", tc.lo, tc.hi, v)
+			}
+			obs[v-tc.lo]++
+		}
+		if n == 1 {
+			continue
+		}
+		prob := make([]float64, n)
+		for j := range prob {
+			prob[j] = 1 / float64(n)
+		}
+		checkChiSquare(t, "uniform", obs, prob)
+	}
+}
+
+func TestZipfian(t *testing.T) {
+	const draws = 400000
+	tests := []struct {
+		name  string
+		lo    int64
+		items int64
+		theta float64
+	}{
+		{"n100 theta0.99", 0, 100, 0.99},
+		{"n100 lo1000", 1000, 100, ZipfianConstant},
+		{"n50 theta0.5", 0, 50, 0.5},
+		{"n200 theta1.2", -100, 200, 1.2},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			z := NewZipfian(tc.lo, tc.lo+tc.items-1, tc.theta)
+			r := newRand(uint64(20 + i))
+			obs := make([]int64, tc.items)
+			for range draws {
+				v := z.Next(r) - tc.lo
+				if v < 0 || v >= tc.items {
+					t.Fatalf("draw %d outside [0,%d)", v, tc.items)
+				}
+				obs[v]++
+			}
+			zn := zetaOf(tc.items, tc.theta)
+			// Ranks 0 and 1 are exact in Gray's algorithm.
+			checkProportion(t, "rank 0", obs[0], draws, 1/zn)
+			checkProportion(t, "rank 1", obs[1], draws, math.Pow(0.5, tc.theta)/zn)
+			// Further ranks follow Zipf's law approximately (Gray's
+			// approximation is within ~15% for theta 0.99 and 100 items).
+			if tc.theta == ZipfianConstant {
+				for k := 2; k < 10; k++ {
+					want := 1 / (math.Pow(float64(k+1), tc.theta) * zn)
+					got := float64(obs[k]) / draws
+					if math.Abs(got-want)/want > 0.2 {
+						t.Errorf("rank %d: frequency %.4f, Zipf gives %.4f", k, got, want)
+					}
+				}
+				for k := 1; k < 10; k++ {
+					if obs[k] >= obs[k-1] {
+						t.Errorf("rank %d drawn %d times, not less than rank %d (%d)", k, obs[k], k-1, obs[k-1])
+					}
+				}
+			}
+			// All ranks against the algorithm's exact distribution.
+			checkChiSquare(t, "ranks", obs, grayPMF(tc.items, zn, ycsbEta(tc.items, tc.theta, zn), tc.theta))
+		})
+	}
+}
+
+func TestZipfianGrowth(t *testing.T) {
+	z := NewZipfian(0, 99, ZipfianConstant)
+	r := newRand(30)
+	const draws = 300000
+	obs := make([]int64, 300)
+	for range draws {
+		v := z.NextItems(r, 300)
+		if v < 0 || v >= 300 {
+			t.Fatalf("NextItems(300) = %d", v)
+		}
+		obs[v]++
+	}
+	count, zetan, eta := z.params()
+	if count != 300 || zetan != zeta(0, 300, ZipfianConstant, 0) {
+		t.Fatalf("after growth count=%d zetan=%v, want 300 and %v", count, zetan, zeta(0, 300, ZipfianConstant, 0))
+	}
+	// YCSB keeps the constructor's item count (100) in eta.
+	if want := ycsbEta(100, ZipfianConstant, zetan); math.Abs(eta-want) > 1e-12 {
+		t.Fatalf("eta = %v, want %v", eta, want)
+	}
+	checkProportion(t, "rank 0 after growth", obs[0], draws, 1/zetaOf(300, ZipfianConstant))
+	checkChiSquare(t, "ranks after growth", obs, grayPMF(300, zetan, eta, ZipfianConstant))
+
+	// A smaller count keeps the larger zeta and stays in range.
+	for range 10000 {
+		if v := z.NextItems(r, 150); v < 0 || v >= 150 {
+			t.Fatalf("NextItems(150) = %d", v)
+		}
+	}
+	if c, _, _ := z.params(); c != 300 {
+		t.Fatalf("count shrank to %d", c)
+	}
+	if v := z.NextItems(r, 0); v != 0 {
+		t.Fatalf("NextItems(0) = %d, want lo", v)
+	}
+}
+
+func TestZipfianConcurrentGrowth(t *testing.T) {
+	z := NewZipfian(0, 9, ZipfianConstant)
+	var wg sync.WaitGroup
+	const workers, steps = 4, 500
+	for w := range workers {
+		wg.Go(func() {
+			r := newRand(uint64(40 + w))
+			for i := range int64(steps) {
+				n := 10 + i*4 + int64(w)
+				if v := z.NextItems(r, n); v < 0 || v >= n {
+					t.Errorf("NextItems(%d) = %d", n, v)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	last := int64(10 + (steps-1)*4 + workers - 1)
+	count, zetan, _ := z.params()
+	// Terms are always added in the same order, so the result is exact.
+	if count != last || zetan != zeta(0, last, ZipfianConstant, 0) {
+		t.Fatalf("count=%d zetan=%v, want %d and %v", count, zetan, last, zeta(0, last, ZipfianConstant, 0))
+	}
+}
+
+func TestScrambledZipfian(t *testing.T) {
+	const (
+		lo, n = 5000, 1000
+		draws = 400000
+	)
+	s := NewScrambledZipfian(lo, lo+n-1)
+	r := newRand(50)
+	obs := make([]int64, n)
+	for range draws {
+		v := s.Next(r)
+		if v < lo || v >= lo+n {
+			t.Fatalf("draw %d outside [%d,%d]", v, lo, lo+n-1)
+		}
+		obs[v-lo]++
+	}
+	// Expected: the zipfian's first K items hashed to their keys exactly, the
+	// remaining mass spread evenly (it is spread over ~1e10 items).
+	const K = 200000
+	items := ScrambledItemCount + 1
+	eta := ycsbEta(items, ZipfianConstant, ScrambledZetan)
+	t1 := 1 / ScrambledZetan
+	t2 := (1 + math.Pow(0.5, ZipfianConstant)) / ScrambledZetan
+	prob := make([]float64, n)
+	prob[FNVHash64(0)%n] += t1
+	prob[FNVHash64(1)%n] += t2 - t1
+	prev := t2
+	for k := int64(0); k < K; k++ {
+		g := 1 + (math.Pow(float64(k+1)/float64(items), 1-ZipfianConstant)-1)/eta
+		g = math.Min(math.Max(g, prev), 1)
+		prob[FNVHash64(k)%n] += g - prev
+		prev = g
+	}
+	for i := range prob {
+		prob[i] += (1 - prev) / n
+	}
+	checkChiSquare(t, "keys", obs, prob)
+
+	// The hottest key is item 0's and carries its share (>= 1/zetan).
+	hottest := FNVHash64(0) % n
+	if m := int64(slices.Index(obs, slices.Max(obs))); m != hottest {
+		t.Errorf("most frequent key offset %d, want FNVHash64(0)%%n = %d", m, hottest)
+	}
+	checkProportion(t, "hottest key", obs[hottest], draws, prob[hottest])
+	if prob[hottest] < 1/ScrambledZetan {
+		t.Errorf("hottest key share %v below 1/zetan", prob[hottest])
+	}
+	// The ten hottest keys are scattered, not clustered at lo.
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return obs[idx[a]] > obs[idx[b]] })
+	top := slices.Clone(idx[:10])
+	slices.Sort(top)
+	adjacent := 0
+	for i := 1; i < len(top); i++ {
+		if top[i] == top[i-1]+1 {
+			adjacent++
+		}
+	}
+	if top[9]-top[0] < n/4 || adjacent > 2 {
+		t.Errorf("top keys %v are clustered", top)
+	}
+}
+
+func TestHotspot(t *testing.T) {
+	const draws = 200000
+	tests := []struct {
+		name           string
+		lo, hi         int64
+		hotset, hotOpn float64
+		wantHot        int64   // hot set size
+		wantShare      float64 // share of draws in the hot set
+	}{
+		{"20/80", 0, 999, 0.2, 0.8, 200, 0.8},
+		{"10/90 offset", 100, 1099, 0.1, 0.9, 100, 0.9},
+		{"half", 0, 99, 0.5, 0.5, 50, 0.5},
+		{"truncated hot set", 0, 9, 0.25, 0.7, 2, 0.7},
+		{"no hot set", 0, 99, 0, 0.9, 0, 0},
+		{"all hot", 0, 99, 1, 0.3, 100, 1},
+		{"bad hotset fraction", 0, 99, 1.5, 0.9, 0, 0},
+		{"bad opn fraction", 0, 99, 0.2, -1, 20, 0},
+		{"swapped bounds", 99, 0, 0.2, 0.8, 20, 0.8},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := NewHotspot(tc.lo, tc.hi, tc.hotset, tc.hotOpn)
+			if h.HotSize() != tc.wantHot {
+				t.Fatalf("hot set size %d, want %d", h.HotSize(), tc.wantHot)
+			}
+			lo, hi := min(tc.lo, tc.hi), max(tc.lo, tc.hi)
+			r := newRand(uint64(60 + i))
+			n := hi - lo + 1
+			obs := make([]int64, n)
+			var hot int64
+			for range draws {
+				v := h.Next(r)
+				if v < lo || v > hi {
+					t.Fatalf("draw %d outside [%d,%d]", v, lo, hi)
+				}
+				if v < lo+tc.wantHot {
+					hot++
+				}
+				obs[v-lo]++
+			}
+			checkProportion(t, "hot share", hot, draws, tc.wantShare)
+			// Uniform inside each set.
+			prob := make([]float64, n)
+			for j := range prob {
+				if int64(j) < tc.wantHot {
+					prob[j] = tc.wantShare / float64(tc.wantHot)
+				} else {
+					prob[j] = (1 - tc.wantShare) / float64(n-tc.wantHot)
+				}
+			}
+			checkChiSquare(t, "values", obs, prob)
+		})
+	}
+}
+
+func TestExponential(t *testing.T) {
+	const draws = 200000
+	tests := []struct{ percentile, rng float64 }{
+		{95, 1000}, {90, 100}, {50, 10}, {ExponentialPercentileDefault, 1e6 * ExponentialFracDefault},
+	}
+	for i, tc := range tests {
+		e := NewExponential(tc.percentile, tc.rng)
+		if want := -math.Log(1-tc.percentile/100) / tc.rng; e.Gamma() != want {
+			t.Errorf("gamma %v, want %v", e.Gamma(), want)
+		}
+		r := newRand(uint64(70 + i))
+		var sum float64
+		var below, belowInt int64
+		for range draws {
+			f := e.NextFloat(r)
+			if f < 0 {
+				t.Fatalf("negative draw %v", f)
+			}
+			sum += f
+			if f < tc.rng {
+				below++
+			}
+			if v := e.Next(r); v < int64(tc.rng) {
+				belowInt++
+			}
+		}
+		mean := sum / draws
+		// The standard deviation of an exponential equals its mean.
+		if sigma := e.Mean() / math.Sqrt(draws); math.Abs(mean-e.Mean()) > 5*sigma {
+			t.Errorf("(%v,%v): mean %.3f, want %.3f ± %.3f", tc.percentile, tc.rng, mean, e.Mean(), 5*sigma)
+		}
+		checkProportion(t, "percentile (float)", below, draws, tc.percentile/100)
+		checkProportion(t, "percentile (int)", belowInt, draws, tc.percentile/100)
+	}
+	// Invalid arguments fall back to YCSB's default percentile and range 1.
+	if g, want := NewExponential(0, -3).Gamma(), NewExponential(ExponentialPercentileDefault, 1).Gamma(); g != want {
+		t.Errorf("fallback gamma %v, want %v", g, want)
+	}
+}
+
+func TestSkewedLatest(t *testing.T) {
+	basis := NewAcknowledgedCounter(0)
+	for range 1000 {
+		basis.Acknowledge(basis.Next())
+	}
+	if basis.Last() != 999 {
+		t.Fatalf("Last = %d, want 999", basis.Last())
+	}
+	s := NewSkewedLatest(basis)
+	r := newRand(80)
+	const draws = 200000
+	draw := func(maxv int64) []int64 {
+		obs := make([]int64, maxv+1)
+		for range draws {
+			v := s.Next(r)
+			if v < 1 || v > maxv {
+				t.Fatalf("draw %d outside [1,%d]", v, maxv)
+			}
+			obs[v]++
+		}
+		return obs
+	}
+	check := func(obs []int64, maxv int64) {
+		t.Helper()
+		if m := int64(slices.Index(obs, slices.Max(obs))); m != maxv {
+			t.Errorf("most frequent value %d, want the latest, %d", m, maxv)
+		}
+		for k := int64(1); k < 8; k++ {
+			if obs[maxv-k] >= obs[maxv-k+1] {
+				t.Errorf("value %d drawn %d times, not less than %d (%d)", maxv-k, obs[maxv-k], maxv-k+1, obs[maxv-k+1])
+			}
+		}
+		// The newest half gets most of the draws.
+		var newer int64
+		for v := maxv / 2; v <= maxv; v++ {
+			newer += obs[v]
+		}
+		if newer < draws*8/10 {
+			t.Errorf("newest half drew %d of %d", newer, draws)
+		}
+	}
+	obs := draw(999)
+	check(obs, 999)
+	checkProportion(t, "latest", obs[999], draws, 1/zetaOf(999, ZipfianConstant))
+
+	// New inserts move the head; an unacknowledged one is never drawn.
+	for range 100 {
+		basis.Acknowledge(basis.Next())
+	}
+	pending := basis.Next() // 1100, not acknowledged
+	for range 10 {
+		basis.Acknowledge(basis.Next())
+	}
+	if basis.Last() != 1099 || pending != 1100 {
+		t.Fatalf("Last = %d (pending %d), want 1099", basis.Last(), pending)
+	}
+	obs = draw(1099)
+	check(obs, 1099)
+	checkProportion(t, "latest after growth", obs[1099], draws, 1/zetaOf(1099, ZipfianConstant))
+
+	// Empty basis: Last is returned as is.
+	if v := NewSkewedLatest(NewAcknowledgedCounter(0)).Next(r); v != -1 {
+		t.Errorf("empty basis: Next = %d, want -1", v)
+	}
+	if v := NewSkewedLatest(nil).Next(r); v != -1 {
+		t.Errorf("nil basis: Next = %d, want -1", v)
+	}
+}
+
+func TestSequential(t *testing.T) {
+	s := NewSequential(5, 7)
+	want := []int64{5, 6, 7, 5, 6, 7, 5}
+	for i, w := range want {
+		if v := s.Next(nil); v != w {
+			t.Fatalf("draw %d = %d, want %d", i, v, w)
+		}
+	}
+	// Shared across goroutines: every value equally often.
+	s = NewSequential(-2, 2)
+	var mu sync.Mutex
+	counts := map[int64]int{}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			local := map[int64]int{}
+			for range 1000 {
+				local[s.Next(nil)]++
+			}
+			mu.Lock()
+			for k, c := range local {
+				counts[k] += c
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	for v := int64(-2); v <= 2; v++ {
+		if counts[v] != 800 {
+			t.Errorf("value %d drawn %d times, want 800", v, counts[v])
+		}
+	}
+	if len(counts) != 5 {
+		t.Errorf("values %v", counts)
+	}
+}
+
+func TestConstant(t *testing.T) {
+	if v := NewConstant(42).Next(nil); v != 42 {
+		t.Fatalf("Constant = %d", v)
+	}
+}
+
+func TestDiscrete(t *testing.T) {
+	const draws = 200000
+	tests := []struct {
+		name    string
+		weights []float64
+		want    []float64 // probability of value i
+	}{
+		{"half/half", []float64{0.5, 0.5}, []float64{0.5, 0.5}},
+		{"95/5", []float64{0.95, 0.05}, []float64{0.95, 0.05}},
+		{"unnormalised", []float64{3, 1}, []float64{0.75, 0.25}},
+		{"zero weight skipped", []float64{0.5, 0, 0.5}, []float64{0.5, 0, 0.5}},
+		{"bad weights skipped", []float64{-1, 2, math.NaN(), 2, math.Inf(1)}, []float64{0, 0.5, 0, 0.5, 0}},
+		{"ycsb A-F mix", []float64{0.5, 0.3, 0.1, 0.05, 0.05}, []float64{0.5, 0.3, 0.1, 0.05, 0.05}},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := NewDiscrete()
+			for v, w := range tc.weights {
+				d.Add(w, v)
+			}
+			if d.Empty() {
+				t.Fatal("Empty after Add")
+			}
+			r := newRand(uint64(90 + i))
+			obs := make([]int64, len(tc.weights))
+			for range draws {
+				obs[d.Next(r)]++
+			}
+			for v, p := range tc.want {
+				checkProportion(t, "value", obs[v], draws, p)
+			}
+		})
+	}
+	d := NewDiscrete()
+	d.Add(0, 1)
+	d.Add(-1, 2)
+	if !d.Empty() || d.Next(newRand(1)) != -1 {
+		t.Error("Discrete with no positive weight is not Empty or Next != -1")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	tests := []struct {
+		name string
+		err  error
+		ok   bool
+	}{
+		{"range ok", ValidateRange(0, 9), true},
+		{"range single", ValidateRange(5, 5), true},
+		{"range reversed", ValidateRange(9, 0), false},
+		{"range too big", ValidateRange(math.MinInt64, math.MaxInt64), false},
+		{"range max", ValidateRange(0, math.MaxInt64-1), true},
+		{"theta default", ValidateTheta(ZipfianConstant), true},
+		{"theta 1.2", ValidateTheta(1.2), true},
+		{"theta 0", ValidateTheta(0), false},
+		{"theta 1", ValidateTheta(1), false},
+		{"theta negative", ValidateTheta(-0.5), false},
+		{"theta NaN", ValidateTheta(nan), false},
+		{"theta Inf", ValidateTheta(inf), false},
+		{"fraction 0", ValidateFraction(0), true},
+		{"fraction 1", ValidateFraction(1), true},
+		{"fraction 1.1", ValidateFraction(1.1), false},
+		{"fraction -0.1", ValidateFraction(-0.1), false},
+		{"fraction NaN", ValidateFraction(nan), false},
+		{"exponential ok", ValidateExponential(95, 100), true},
+		{"exponential pct 100", ValidateExponential(100, 100), false},
+		{"exponential pct 0", ValidateExponential(0, 100), false},
+		{"exponential range 0", ValidateExponential(95, 0), false},
+		{"exponential range Inf", ValidateExponential(95, inf), false},
+		{"weight 0", ValidateWeight(0), true},
+		{"weight 0.3", ValidateWeight(0.3), true},
+		{"weight negative", ValidateWeight(-1), false},
+		{"weight NaN", ValidateWeight(nan), false},
+	}
+	for _, tc := range tests {
+		if (tc.err == nil) != tc.ok {
+			t.Errorf("%s: err = %v, want ok=%v", tc.name, tc.err, tc.ok)
+		}
+	}
+}
+
+func TestConstructorsNormalise(t *testing.T) {
+	r := newRand(3)
+	inRange := func(name string, g Generator, lo, hi int64) {
+		t.Helper()
+		for range 1000 {
+			if v := g.Next(r); v < lo || v > hi {
+				t.Fatalf("%s: %d outside [%d,%d]", name, v, lo, hi)
+			}
+		}
+	}
+	inRange("uniform swapped", NewUniform(9, 0), 0, 9)
+	inRange("uniform huge", NewUniform(math.MinInt64, math.MaxInt64), math.MinInt64, math.MaxInt64-1)
+	inRange("sequential swapped", NewSequential(9, 0), 0, 9)
+	inRange("zipfian swapped", NewZipfian(9, 0, ZipfianConstant), 0, 9)
+	inRange("zipfian bad theta", NewZipfian(0, 9, -1), 0, 9)
+	inRange("zipfian NaN theta", NewZipfian(0, 9, math.NaN()), 0, 9)
+	inRange("zipfian 1 item", NewZipfian(4, 4, ZipfianConstant), 4, 4)
+	inRange("zipfian 2 items", NewZipfian(4, 5, ZipfianConstant), 4, 5)
+	inRange("scrambled swapped", NewScrambledZipfian(9, 0), 0, 9)
+	inRange("scrambled huge", NewScrambledZipfian(math.MinInt64, math.MaxInt64), math.MinInt64, math.MaxInt64-1)
+	inRange("hotspot swapped", NewHotspot(9, 0, 0.2, 0.8), 0, 9)
+	inRange("exponential bad", NewExponential(math.NaN(), math.Inf(1)), 0, math.MaxInt64)
+	// YCSB's degenerate case: zipfian built over 2 items, then grown.
+	z := NewZipfian(0, 1, ZipfianConstant)
+	for range 1000 {
+		if v := z.NextItems(r, 50); v < 0 || v >= 50 {
+			t.Fatalf("2-item zipfian grown to 50: %d", v)
+		}
+	}
+}
+
+// ScrambledZetan must be zeta(ScrambledItemCount, 0.99); checked with the
+// Euler-Maclaurin formula (the direct sum would take minutes). For 10^16
+// items, a value some YCSB versions pair with this constant, zeta is ~45.
+func TestScrambledZetan(t *testing.T) {
+	const m = 1000
+	theta := ZipfianConstant
+	n := float64(ScrambledItemCount)
+	head := zeta(0, m-1, theta, 0)
+	f := func(x float64) float64 { return math.Pow(x, -theta) }
+	tail := (math.Pow(n, 1-theta)-math.Pow(m, 1-theta))/(1-theta) +
+		(f(m)+f(n))/2 +
+		theta*(math.Pow(m, -theta-1)-math.Pow(n, -theta-1))/12
+	if got := head + tail; math.Abs(got-ScrambledZetan) > 1e-9 {
+		t.Fatalf("zeta(1e10, 0.99) = %.14f, ScrambledZetan = %.14f", got, ScrambledZetan)
+	}
+}
