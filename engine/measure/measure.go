@@ -1,0 +1,193 @@
+// Package measure holds the latency bookkeeping of the engine: HDR
+// histograms (github.com/HdrHistogram/hdrhistogram-go) per operation type and
+// variant, grouped in Sets that workers record into and that the sampler
+// swaps out and merges each interval.
+package measure
+
+import (
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram range: 1 ns to 1 hour at 3 significant digits. Values outside
+// are clamped to the range and counted as out of range, never dropped.
+const (
+	Lowest  = int64(1)
+	Highest = int64(time.Hour)
+	Digits  = 3
+)
+
+// NumOps is the number of operation types a Set can hold.
+const NumOps = 8
+
+// Variants of a measurement of one operation type.
+const (
+	OK             = iota // service time of successful operations
+	OKIntended            // latency from the intended start, successful operations
+	Failed                // service time of failed operations
+	FailedIntended        // latency from the intended start, failed operations
+	NumVariants
+)
+
+// NumSlots is the number of histograms a Set can hold.
+const NumSlots = NumOps * NumVariants
+
+// Slot returns the slot of operation op in variant v.
+func Slot(op, v int) int { return op*NumVariants + v }
+
+// NewHistogram returns an empty histogram with the engine's range.
+func NewHistogram() *hdr.Histogram { return hdr.New(Lowest, Highest, Digits) }
+
+// Set is one group of histograms and counters. It is not safe for
+// concurrent use by itself; Recorder guards it.
+type Set struct {
+	H          [NumSlots]*hdr.Histogram
+	OutOfRange [NumSlots]int64
+	// Errors counts failed operations per op type by error kind.
+	Errors [NumOps]map[string]int64
+	// Integrity counts data-integrity mismatches.
+	Integrity int64
+	// Ops counts operations as the workload counts them (a
+	// read-modify-write is one, though its read and update are measured
+	// too); throughput comes from it.
+	Ops int64
+	// MaxLag is the largest schedule lag seen (ns between an operation's
+	// intended and actual start).
+	MaxLag int64
+}
+
+// Record adds one value (ns) to slot, allocating the histogram on first
+// use and clamping out-of-range values.
+func (s *Set) Record(slot int, ns int64) {
+	h := s.H[slot]
+	if h == nil {
+		h = NewHistogram()
+		s.H[slot] = h
+	}
+	if ns < Lowest {
+		ns = Lowest
+	} else if ns > Highest {
+		ns = Highest
+		s.OutOfRange[slot]++
+	}
+	_ = h.RecordValue(ns) // cannot fail after clamping
+}
+
+// RecordN adds n equal values (ns) to slot.
+func (s *Set) RecordN(slot int, ns, n int64) {
+	h := s.H[slot]
+	if h == nil {
+		h = NewHistogram()
+		s.H[slot] = h
+	}
+	if ns < Lowest {
+		ns = Lowest
+	} else if ns > Highest {
+		ns = Highest
+		s.OutOfRange[slot] += n
+	}
+	_ = h.RecordValues(ns, n)
+}
+
+// AddError counts n failed operations of type op with the given kind.
+func (s *Set) AddError(op int, kind string, n int64) {
+	m := s.Errors[op]
+	if m == nil {
+		m = make(map[string]int64, 2)
+		s.Errors[op] = m
+	}
+	m[kind] += n
+}
+
+// Merge adds everything in o to s.
+func (s *Set) Merge(o *Set) {
+	for i, h := range o.H {
+		if h == nil || h.TotalCount() == 0 {
+			continue
+		}
+		if s.H[i] == nil {
+			s.H[i] = NewHistogram()
+		}
+		s.H[i].Merge(h)
+		s.OutOfRange[i] += o.OutOfRange[i]
+	}
+	for op, m := range o.Errors {
+		for k, n := range m {
+			s.AddError(op, k, n)
+		}
+	}
+	s.Integrity += o.Integrity
+	s.Ops += o.Ops
+	if o.MaxLag > s.MaxLag {
+		s.MaxLag = o.MaxLag
+	}
+}
+
+// Reset empties s, keeping its allocated histograms for reuse.
+func (s *Set) Reset() {
+	for i, h := range s.H {
+		if h != nil && h.TotalCount() > 0 {
+			h.Reset()
+		}
+		s.OutOfRange[i] = 0
+	}
+	for i := range s.Errors {
+		s.Errors[i] = nil
+	}
+	s.Integrity = 0
+	s.Ops = 0
+	s.MaxLag = 0
+}
+
+// Empty reports whether s holds no measurement.
+func (s *Set) Empty() bool {
+	for _, h := range s.H {
+		if h != nil && h.TotalCount() > 0 {
+			return false
+		}
+	}
+	for _, m := range s.Errors {
+		if len(m) > 0 {
+			return false
+		}
+	}
+	return s.Integrity == 0 && s.Ops == 0
+}
+
+// Clone returns a deep copy of s.
+func (s *Set) Clone() *Set {
+	c := &Set{}
+	c.Merge(s)
+	return c
+}
+
+// Recorder is what a worker records into. Its lock is uncontended when
+// each worker has its own Recorder; the sampler takes it only to swap Sets.
+type Recorder struct {
+	mu  sync.Mutex
+	set *Set
+}
+
+// NewRecorder returns a Recorder with an empty Set.
+func NewRecorder() *Recorder { return &Recorder{set: &Set{}} }
+
+// Lock gives the caller exclusive use of the current Set until Unlock.
+func (r *Recorder) Lock() *Set {
+	r.mu.Lock()
+	return r.set
+}
+
+// Unlock releases the Set taken by Lock.
+func (r *Recorder) Unlock() { r.mu.Unlock() }
+
+// Swap installs spare (which must be empty) and returns the Set recorded
+// so far.
+func (r *Recorder) Swap(spare *Set) *Set {
+	r.mu.Lock()
+	old := r.set
+	r.set = spare
+	r.mu.Unlock()
+	return old
+}

@@ -1,0 +1,422 @@
+// Package report writes what a run measured: the final report in YCSB's
+// text format (so that scripts written for YCSB keep working) followed by
+// the segments table, the JSON summary, the CSV time series of every
+// interval and HdrHistogram interval logs.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"benchtop/engine"
+	"benchtop/engine/measure"
+)
+
+// JavaDouble formats f as Java's Double.toString does, which is what
+// YCSB's text exporter prints: "279.56388034665923", "98.0", "1.2345E7".
+func JavaDouble(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		return "0.0"
+	}
+	a := math.Abs(f)
+	if a >= 1e-3 && a < 1e7 {
+		s := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(f, 'E', -1, 64) // 1.2345E+07
+	mant, exp, _ := strings.Cut(s, "E")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	e, _ := strconv.Atoi(exp)
+	return mant + "E" + strconv.Itoa(e)
+}
+
+// ordinal is YCSB's percentile label: 95 → "95th", 99.9 → "99.9".
+func ordinal(q float64) string {
+	if q == math.Trunc(q) {
+		j := int(q)
+		switch j % 100 {
+		case 11, 12, 13:
+			return strconv.Itoa(j) + "th"
+		}
+		suffix := []string{"th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"}[j%10]
+		return strconv.Itoa(j) + suffix
+	}
+	return JavaDouble(q)
+}
+
+func us(ns int64) int64 { return ns / 1000 }
+
+// writeMeasurement prints one YCSB measurement block.
+func writeMeasurement(w io.Writer, name string, h *hdr.Histogram, pct []float64) {
+	fmt.Fprintf(w, "[%s], Operations, %d\n", name, h.TotalCount())
+	fmt.Fprintf(w, "[%s], AverageLatency(us), %s\n", name, JavaDouble(h.Mean()/1000))
+	fmt.Fprintf(w, "[%s], MinLatency(us), %d\n", name, us(h.Min()))
+	fmt.Fprintf(w, "[%s], MaxLatency(us), %d\n", name, us(h.Max()))
+	for _, q := range pct {
+		fmt.Fprintf(w, "[%s], %sPercentileLatency(us), %d\n", name, ordinal(q), us(h.ValueAtQuantile(q)))
+	}
+}
+
+// returnName maps an error kind to YCSB's status name.
+func returnName(kind string) string {
+	switch kind {
+	case "not_found":
+		return "NOT_FOUND"
+	case "integrity":
+		return "UNEXPECTED_STATE"
+	}
+	return "ERROR"
+}
+
+// WriteYCSB writes one phase's report in YCSB's text format. label is
+// "OVERALL" for the main phase; a load phase run before the run phase is
+// written with WriteLoadSummary instead.
+func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
+	fmt.Fprintf(w, "[OVERALL], RunTime(ms), %d\n", res.RunTime.Milliseconds())
+	fmt.Fprintf(w, "[OVERALL], Throughput(ops/sec), %s\n", JavaDouble(res.Throughput()))
+	set := res.Set
+	showOp := res.Measurement != "intended" || !res.Intended
+	showIntended := res.Intended
+	if res.Measurement == "op" {
+		showIntended = false
+		showOp = true
+	}
+	for op := 0; op < len(engine.OpNames); op++ {
+		name := engine.OpNames[op]
+		ok := set.H[measure.Slot(op, measure.OK)]
+		failed := set.H[measure.Slot(op, measure.Failed)]
+		if (ok == nil || ok.TotalCount() == 0) && (failed == nil || failed.TotalCount() == 0) {
+			continue
+		}
+		if showOp {
+			if ok != nil && ok.TotalCount() > 0 {
+				writeMeasurement(w, name, ok, res.Percentiles)
+			} else {
+				fmt.Fprintf(w, "[%s], Operations, 0\n", name)
+			}
+			writeReturns(w, name, ok, set.Errors[op])
+			if failed != nil && failed.TotalCount() > 0 {
+				writeMeasurement(w, name+"-FAILED", failed, res.Percentiles)
+			}
+		}
+		if showIntended {
+			iok := set.H[measure.Slot(op, measure.OKIntended)]
+			ifailed := set.H[measure.Slot(op, measure.FailedIntended)]
+			if iok != nil && iok.TotalCount() > 0 {
+				writeMeasurement(w, "Intended-"+name, iok, res.Percentiles)
+				if !showOp {
+					writeReturns(w, "Intended-"+name, iok, set.Errors[op])
+				}
+			}
+			if ifailed != nil && ifailed.TotalCount() > 0 {
+				writeMeasurement(w, "Intended-"+name+"-FAILED", ifailed, res.Percentiles)
+			}
+		}
+		if oor := set.OutOfRange[measure.Slot(op, measure.OK)] + set.OutOfRange[measure.Slot(op, measure.OKIntended)]; oor > 0 {
+			fmt.Fprintf(w, "[%s], OutOfRange(>1h), %d\n", name, oor)
+		}
+	}
+}
+
+func writeReturns(w io.Writer, name string, ok *hdr.Histogram, errs map[string]int64) {
+	var n int64
+	if ok != nil {
+		n = ok.TotalCount()
+	}
+	fmt.Fprintf(w, "[%s], Return=OK, %d\n", name, n)
+	byStatus := map[string]int64{}
+	for k, c := range errs {
+		byStatus[returnName(k)] += c
+	}
+	keys := make([]string, 0, len(byStatus))
+	for k := range byStatus {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "[%s], Return=%s, %d\n", name, k, byStatus[k])
+	}
+}
+
+// WriteLoadSummary writes a load phase that ran before the run phase as
+// [LOAD] lines, so that [OVERALL] stays the run phase's.
+func WriteLoadSummary(w io.Writer, res *engine.PhaseResult) {
+	fmt.Fprintf(w, "[LOAD], RunTime(ms), %d\n", res.RunTime.Milliseconds())
+	fmt.Fprintf(w, "[LOAD], Throughput(ops/sec), %s\n", JavaDouble(res.Throughput()))
+	fmt.Fprintf(w, "[LOAD], Operations, %d\n", res.Set.Ops)
+	var errs int64
+	for _, m := range res.Set.Errors {
+		for _, n := range m {
+			errs += n
+		}
+	}
+	fmt.Fprintf(w, "[LOAD], Errors, %d\n", errs)
+}
+
+// FormatDuration renders a latency compactly: 850ns, 2.1µs, 11.0ms, 1.20s.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0"
+	case d < time.Microsecond:
+		return fmt.Sprintf("%dns", d.Nanoseconds())
+	case d < time.Millisecond:
+		return trimFloat(float64(d)/1e3) + "µs"
+	case d < time.Second:
+		return trimFloat(float64(d)/1e6) + "ms"
+	}
+	return trimFloat(float64(d)/1e9) + "s"
+}
+
+func trimFloat(f float64) string {
+	switch {
+	case f >= 100:
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	case f >= 10:
+		return strconv.FormatFloat(f, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(f, 'f', 2, 64)
+}
+
+// FormatCount renders an integer with thousands separators.
+func FormatCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// WriteSegments writes the what-if table: one row per segment.
+func WriteSegments(w io.Writer, segs []engine.Segment) {
+	if len(segs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n# Segments (one per configuration held; latency from the intended start when a target was set)\n")
+	fmt.Fprintf(w, "%3s  %-8s %8s %8s %11s %11s %14s %9s %9s %9s %8s %5s  %s\n",
+		"#", "from", "duration", "threads", "partitions", "target", "ops/s", "p50", "p95", "p99", "errors", "cpu", "")
+	for _, s := range segs {
+		mark := ""
+		if s.Knee {
+			mark = "← knee"
+		}
+		if s.Best {
+			if mark != "" {
+				mark += " "
+			}
+			mark += "★ best"
+		}
+		target := "∞"
+		if s.Target > 0 {
+			target = FormatCount(int64(s.Target))
+		}
+		fmt.Fprintf(w, "%3d  %-8s %8s %8d %11d %11s %14s %9s %9s %9s %8d %4.0f%%  %s\n",
+			s.Index, clock(s.Start), s.Duration().Round(100*time.Millisecond).String(), s.Threads, s.Partitions, target,
+			FormatCount(int64(math.Round(s.OpsPerSec))), FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99),
+			s.Errors, s.CPU, strings.TrimSpace(mark+"  "+s.Label))
+	}
+}
+
+func clock(d time.Duration) string {
+	s := int(d.Seconds())
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+// WriteText writes the whole final report: a preceding load phase as
+// [LOAD] lines, the main phase in YCSB's format, the segments table, and
+// the data-integrity line when checked.
+func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
+	if len(results) == 0 {
+		return
+	}
+	main := results[len(results)-1]
+	for _, r := range results[:len(results)-1] {
+		WriteLoadSummary(w, r)
+	}
+	WriteYCSB(w, main)
+	if main.Set.Integrity > 0 || info.Properties["dataintegrity"] == "true" {
+		fmt.Fprintf(w, "[VERIFY], Mismatches, %d\n", main.Set.Integrity)
+	}
+	if main.Interrupted {
+		fmt.Fprintf(w, "# interrupted: the report covers what ran until the stop\n")
+	}
+	WriteSegments(w, main.Segments)
+}
+
+// Summary is the JSON summary document.
+type Summary struct {
+	Tool        string             `json:"tool"`
+	Command     string             `json:"command"`
+	Database    string             `json:"database"`
+	Target      string             `json:"target,omitempty"`
+	Workload    string             `json:"workload"`
+	Mix         string             `json:"mix"`
+	Start       time.Time          `json:"start"`
+	Interrupted bool               `json:"interrupted"`
+	Phases      []PhaseSummary     `json:"phases"`
+	RuntimeMS   int64              `json:"runtime_ms"`
+	Throughput  float64            `json:"throughput_ops_per_sec"`
+	Operations  []OpSummary        `json:"operations"`
+	Segments    []SegmentSummary   `json:"segments"`
+	Integrity   int64              `json:"integrity_mismatches"`
+	MeanCPU     float64            `json:"mean_client_cpu_percent"`
+	Properties  map[string]string  `json:"properties"`
+	Extra       map[string]any     `json:"extra,omitempty"`
+	Errors      map[string]int64   `json:"errors_by_kind,omitempty"`
+	Percentiles []float64          `json:"percentiles"`
+	Intended    map[string]OpStats `json:"intended,omitempty"`
+}
+
+// PhaseSummary is one phase in the JSON summary.
+type PhaseSummary struct {
+	Phase      string  `json:"phase"`
+	RuntimeMS  int64   `json:"runtime_ms"`
+	Operations int64   `json:"operations"`
+	Throughput float64 `json:"throughput_ops_per_sec"`
+}
+
+// OpSummary is one operation type in the JSON summary.
+type OpSummary struct {
+	Name string `json:"name"`
+	OpStats
+	Intended *OpStats `json:"intended,omitempty"`
+}
+
+// OpStats are latency figures in microseconds.
+type OpStats struct {
+	Count    int64              `json:"count"`
+	OK       int64              `json:"ok"`
+	Errors   int64              `json:"errors"`
+	ByKind   map[string]int64   `json:"errors_by_kind,omitempty"`
+	MeanUS   float64            `json:"mean_us"`
+	MinUS    float64            `json:"min_us"`
+	MaxUS    float64            `json:"max_us"`
+	P50US    float64            `json:"p50_us"`
+	P95US    float64            `json:"p95_us"`
+	P99US    float64            `json:"p99_us"`
+	P999US   float64            `json:"p999_us"`
+	PctUS    map[string]float64 `json:"percentiles_us,omitempty"`
+	OutRange int64              `json:"out_of_range,omitempty"`
+}
+
+// SegmentSummary is one row of the what-if table.
+type SegmentSummary struct {
+	Index      int                `json:"index"`
+	StartS     float64            `json:"start_s"`
+	DurationS  float64            `json:"duration_s"`
+	Label      string             `json:"label"`
+	Threads    int                `json:"threads"`
+	Partitions int                `json:"partitions"`
+	Target     float64            `json:"target"`
+	Ops        int64              `json:"operations"`
+	OpsPerSec  float64            `json:"ops_per_sec"`
+	P50US      float64            `json:"p50_us"`
+	P95US      float64            `json:"p95_us"`
+	P99US      float64            `json:"p99_us"`
+	Errors     int64              `json:"errors"`
+	CPU        float64            `json:"cpu_percent"`
+	Best       bool               `json:"best"`
+	Knee       bool               `json:"knee"`
+	Extra      map[string]float64 `json:"extra,omitempty"`
+}
+
+func usf(d time.Duration) float64 { return float64(d) / 1e3 }
+
+func toOpStats(s engine.Stats) OpStats {
+	o := OpStats{
+		Count: s.Count, OK: s.Count - s.Errors, Errors: s.Errors, ByKind: s.ErrorsByKind,
+		MeanUS: usf(s.Mean), MinUS: usf(s.Min), MaxUS: usf(s.Max),
+		P50US: usf(s.P50), P95US: usf(s.P95), P99US: usf(s.P99), P999US: usf(s.P999),
+		OutRange: s.OutOfRange,
+	}
+	if len(s.Percentiles) > 0 {
+		o.PctUS = map[string]float64{}
+		for _, p := range s.Percentiles {
+			o.PctUS[strconv.FormatFloat(p.Q, 'f', -1, 64)] = usf(p.Value)
+		}
+	}
+	return o
+}
+
+// BuildSummary assembles the JSON summary of a run.
+func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
+	s := &Summary{
+		Tool: "benchtop", Command: info.Command, Database: info.Adapter, Target: info.Target,
+		Workload: info.Workload, Mix: info.Mix, Start: info.Start, Properties: info.Properties,
+		Operations: []OpSummary{}, Segments: []SegmentSummary{}, Phases: []PhaseSummary{},
+	}
+	if len(results) == 0 {
+		return s
+	}
+	for _, r := range results {
+		s.Phases = append(s.Phases, PhaseSummary{Phase: string(r.Phase), RuntimeMS: r.RunTime.Milliseconds(), Operations: r.Set.Ops, Throughput: r.Throughput()})
+	}
+	main := results[len(results)-1]
+	s.Interrupted = main.Interrupted
+	s.RuntimeMS = main.RunTime.Milliseconds()
+	s.Throughput = main.Throughput()
+	s.Integrity = main.Set.Integrity
+	s.MeanCPU = main.MeanCPU
+	s.Percentiles = main.Percentiles
+	if f := main.Final; f != nil {
+		for _, o := range f.Ops {
+			os := OpSummary{Name: o.Name, OpStats: toOpStats(o.Cumulative)}
+			if o.IntendedCumulative != nil {
+				is := toOpStats(*o.IntendedCumulative)
+				os.Intended = &is
+			}
+			s.Operations = append(s.Operations, os)
+		}
+		s.Errors = f.Total.Cumulative.ErrorsByKind
+	}
+	for _, g := range main.Segments {
+		s.Segments = append(s.Segments, SegmentSummary{
+			Index: g.Index, StartS: g.Start.Seconds(), DurationS: g.Duration().Seconds(), Label: g.Label,
+			Threads: g.Threads, Partitions: g.Partitions, Target: g.Target, Ops: g.Ops, OpsPerSec: g.OpsPerSec,
+			P50US: usf(g.P50), P95US: usf(g.P95), P99US: usf(g.P99), Errors: g.Errors, CPU: g.CPU,
+			Best: g.Best, Knee: g.Knee, Extra: g.Extra,
+		})
+	}
+	return s
+}
+
+// WriteJSON writes the JSON summary.
+func WriteJSON(w io.Writer, results []*engine.PhaseResult, info engine.Info) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(BuildSummary(results, info))
+}

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"benchtop/engine"
+	"benchtop/engine/measure"
+)
+
+func TestJavaDouble(t *testing.T) {
+	cases := map[float64]string{
+		98:                 "98.0",
+		279.56388034665923: "279.56388034665923",
+		1e7:                "1.0E7",
+		12345678:           "1.2345678E7",
+		0.001:              "0.001",
+		0.000999:           "9.99E-4",
+		0:                  "0.0",
+		-2.5:               "-2.5",
+		9999999.5:          "9999999.5",
+	}
+	for in, want := range cases {
+		if got := JavaDouble(in); got != want {
+			t.Errorf("JavaDouble(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestOrdinal(t *testing.T) {
+	cases := map[float64]string{50: "50th", 95: "95th", 99: "99th", 1: "1st", 2: "2nd", 3: "3rd", 11: "11th", 99.9: "99.9", 21: "21st"}
+	for in, want := range cases {
+		if got := ordinal(in); got != want {
+			t.Errorf("ordinal(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func sampleResult(intended bool, measurement string) *engine.PhaseResult {
+	set := &measure.Set{}
+	for i := 1; i <= 1000; i++ {
+		set.Record(measure.Slot(engine.OpRead, measure.OK), int64(i)*1000) // 1..1000 µs
+		if intended {
+			set.Record(measure.Slot(engine.OpRead, measure.OKIntended), int64(i)*2000)
+		}
+	}
+	set.Record(measure.Slot(engine.OpUpdate, measure.Failed), 5000)
+	set.AddError(engine.OpUpdate, "unavailable", 1)
+	set.Record(measure.Slot(engine.OpUpdate, measure.OK), 7000)
+	set.Ops = 1002
+	return &engine.PhaseResult{Phase: engine.PhaseRun, RunTime: 2 * time.Second, Set: set,
+		Percentiles: []float64{50, 95, 99}, Intended: intended, Measurement: measurement}
+}
+
+// The report must parse like YCSB's: "[NAME], Measurement, value" lines
+// with the names and values scripts look for.
+func TestWriteYCSB(t *testing.T) {
+	var b bytes.Buffer
+	WriteYCSB(&b, sampleResult(true, "both"))
+	out := b.String()
+	line := regexp.MustCompile(`^\[[A-Z][A-Za-z-]*\], [^,]+, -?[0-9.E]+$`)
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !line.MatchString(l) {
+			t.Errorf("not a YCSB report line: %q", l)
+		}
+	}
+	for _, want := range []string{
+		"[OVERALL], RunTime(ms), 2000\n",
+		"[OVERALL], Throughput(ops/sec), 501.0\n",
+		"[READ], Operations, 1000\n",
+		"[READ], MinLatency(us), 1\n",
+		"[READ], 50thPercentileLatency(us), 500\n",
+		"[READ], 99thPercentileLatency(us), 990\n",
+		"[READ], Return=OK, 1000\n",
+		"[Intended-READ], Operations, 1000\n",
+		"[Intended-READ], 99thPercentileLatency(us), 1980\n",
+		"[UPDATE], Return=OK, 1\n",
+		"[UPDATE], Return=ERROR, 1\n",
+		"[UPDATE-FAILED], Operations, 1\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	WriteYCSB(&b, sampleResult(true, "op"))
+	if strings.Contains(b.String(), "Intended-") {
+		t.Errorf("measurement.interval=op printed intended blocks")
+	}
+}
+
+func TestTimeSeriesCSV(t *testing.T) {
+	var b bytes.Buffer
+	ts := NewTimeSeries(&b)
+	s := &engine.Snapshot{Time: time.Unix(0, 0), Elapsed: time.Second, Interval: time.Second, Phase: engine.PhaseRun, Threads: 4, Partitions: 2,
+		Total: engine.OpSnapshot{Interval: engine.Stats{Count: 10, Rate: 10}},
+		Ops:   []engine.OpSnapshot{{Name: "READ", Interval: engine.Stats{Count: 10, P99: 3 * time.Microsecond}}}}
+	ts.Write(s)
+	ts.Write(s)
+	if err := ts.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want header + 2 rows, got %d lines", len(lines))
+	}
+	cols := len(strings.Split(lines[0], ","))
+	for _, l := range lines[1:] {
+		if n := len(strings.Split(l, ",")); n != cols {
+			t.Errorf("row has %d columns, header %d: %q", n, cols, l)
+		}
+	}
+	if !strings.Contains(lines[1], ",run,4,2,") || !strings.Contains(lines[1], ",10,0,0,3,") {
+		t.Errorf("row content: %q", lines[1])
+	}
+}

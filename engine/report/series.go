@@ -1,0 +1,167 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"benchtop/engine"
+	"benchtop/engine/measure"
+)
+
+// TimeSeries writes one CSV row per snapshot.
+type TimeSeries struct {
+	mu     sync.Mutex
+	w      *bufio.Writer
+	header bool
+	err    error
+}
+
+// NewTimeSeries returns a CSV writer for snapshots.
+func NewTimeSeries(w io.Writer) *TimeSeries { return &TimeSeries{w: bufio.NewWriter(w)} }
+
+var seriesOps = []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE"}
+
+// Write appends the row of one snapshot.
+func (t *TimeSeries) Write(s *engine.Snapshot) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return
+	}
+	if !t.header {
+		cols := []string{"time", "elapsed_s", "interval_s", "phase", "threads", "partitions", "target",
+			"ops", "ops_per_sec", "errors", "p50_us", "p95_us", "p99_us", "max_us",
+			"cpu_percent", "proc_cpu_percent", "rss_bytes", "rx_bytes_per_sec", "tx_bytes_per_sec"}
+		for _, op := range seriesOps {
+			l := strings.ToLower(strings.ReplaceAll(op, "-", "_"))
+			cols = append(cols, l+"_ops", l+"_errors", l+"_p50_us", l+"_p99_us", l+"_intended_p99_us")
+		}
+		_, t.err = fmt.Fprintln(t.w, strings.Join(cols, ","))
+		t.header = true
+	}
+	tot := s.Total.Interval
+	var rx, tx float64
+	for _, n := range s.Host.NICs {
+		rx += n.RxBytesPerSec
+		tx += n.TxBytesPerSec
+	}
+	row := []string{
+		s.Time.UTC().Format(time.RFC3339Nano),
+		f3(s.Elapsed.Seconds()), f3(s.Interval.Seconds()), string(s.Phase),
+		fmt.Sprint(s.Threads), fmt.Sprint(s.Partitions), f3(s.Target),
+		fmt.Sprint(tot.Count), f3(tot.Rate), fmt.Sprint(tot.Errors),
+		f3(usf(tot.P50)), f3(usf(tot.P95)), f3(usf(tot.P99)), f3(usf(tot.Max)),
+		f3(s.Host.CPUTotal), f3(s.Host.ProcCPU), fmt.Sprint(s.Host.ProcRSS), f3(rx), f3(tx),
+	}
+	for _, name := range seriesOps {
+		var o *engine.OpSnapshot
+		for i := range s.Ops {
+			if s.Ops[i].Name == name {
+				o = &s.Ops[i]
+			}
+		}
+		if o == nil {
+			row = append(row, "0", "0", "", "", "")
+			continue
+		}
+		ip99 := ""
+		if o.IntendedInterval != nil && o.IntendedInterval.Count > 0 {
+			ip99 = f3(usf(o.IntendedInterval.P99))
+		}
+		row = append(row, fmt.Sprint(o.Interval.Count), fmt.Sprint(o.Interval.Errors),
+			f3(usf(o.Interval.P50)), f3(usf(o.Interval.P99)), ip99)
+	}
+	_, t.err = fmt.Fprintln(t.w, strings.Join(row, ","))
+}
+
+// Flush writes buffered rows out and returns the first error seen.
+func (t *TimeSeries) Flush() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return t.err
+	}
+	return t.w.Flush()
+}
+
+func f3(f float64) string {
+	s := fmt.Sprintf("%.3f", f)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "" || s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// HDRLog writes every interval's histograms as an HdrHistogram interval
+// log (values in nanoseconds), one tagged line per operation type and
+// variant, readable by HistogramLogProcessor and HdrHistogram plotters.
+type HDRLog struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	lw  *hdr.HistogramLogWriter
+	err error
+}
+
+// NewHDRLog starts a log with its header.
+func NewHDRLog(w io.Writer, start time.Time) *HDRLog {
+	bw := bufio.NewWriter(w)
+	lw := hdr.NewHistogramLogWriter(bw)
+	l := &HDRLog{w: bw, lw: lw}
+	ms := start.UnixMilli()
+	_ = lw.OutputComment("[benchtop interval log: latency in nanoseconds; tags are YCSB operation names, Intended- for latency from the intended start]")
+	_ = lw.OutputLogFormatVersion()
+	_ = lw.OutputStartTime(ms)
+	lw.SetBaseTime(ms)
+	_ = lw.OutputBaseTime(ms)
+	l.err = lw.OutputLegend()
+	return l
+}
+
+// Interval writes one interval. It matches engine.Options.OnInterval.
+func (l *HDRLog) Interval(phase engine.Phase, start, end time.Time, set *measure.Set) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return
+	}
+	for op := 0; op < len(engine.OpNames); op++ {
+		for _, v := range []struct {
+			variant int
+			prefix  string
+			suffix  string
+		}{{measure.OK, "", ""}, {measure.OKIntended, "Intended-", ""}, {measure.Failed, "", "-FAILED"}} {
+			h := set.H[measure.Slot(op, v.variant)]
+			if h == nil || h.TotalCount() == 0 {
+				continue
+			}
+			tag := v.prefix + engine.OpNames[op] + v.suffix
+			if phase == engine.PhaseLoad {
+				tag = "LOAD-" + tag
+			}
+			h.SetTag(tag)
+			h.SetStartTimeMs(start.UnixMilli())
+			h.SetEndTimeMs(end.UnixMilli())
+			if err := l.lw.OutputIntervalHistogram(h); err != nil {
+				l.err = err
+				return
+			}
+		}
+	}
+}
+
+// Flush writes buffered lines out and returns the first error seen.
+func (l *HDRLog) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	return l.w.Flush()
+}

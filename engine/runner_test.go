@@ -1,0 +1,358 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"benchtop/adapters"
+	"benchtop/engine/host"
+)
+
+// fakeDB counts calls and can stall or fail on demand.
+type fakeDB struct {
+	reads, updates, inserts, scans, deletes atomic.Int64
+	stallUntil                              atomic.Int64 // unix ns; ops sleep until then
+	failKind                                atomic.Value // string; non-empty: every op fails with this kind
+	parts                                   atomic.Int64
+	noRepartition                           bool
+}
+
+func (f *fakeDB) maybe(ctx context.Context) error {
+	if until := f.stallUntil.Load(); until > 0 {
+		if d := time.Until(time.Unix(0, until)); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	if k, _ := f.failKind.Load().(string); k != "" {
+		return adapters.WithKind(k, errors.New("injected"))
+	}
+	return nil
+}
+
+func (f *fakeDB) Read(ctx context.Context, table, key string, fields []string, dst []adapters.Field) ([]adapters.Field, error) {
+	f.reads.Add(1)
+	return dst, f.maybe(ctx)
+}
+func (f *fakeDB) Scan(ctx context.Context, table, start string, n int, fields []string, dst []adapters.Record) ([]adapters.Record, error) {
+	f.scans.Add(1)
+	return dst, f.maybe(ctx)
+}
+func (f *fakeDB) Update(ctx context.Context, table, key string, v []adapters.Field) error {
+	f.updates.Add(1)
+	return f.maybe(ctx)
+}
+func (f *fakeDB) Insert(ctx context.Context, table, key string, v []adapters.Field) error {
+	f.inserts.Add(1)
+	return f.maybe(ctx)
+}
+func (f *fakeDB) Delete(ctx context.Context, table, key string) error {
+	f.deletes.Add(1)
+	return f.maybe(ctx)
+}
+func (f *fakeDB) Close() error { return nil }
+
+type repartDB struct{ *fakeDB }
+
+func (r repartDB) Partitions() int { return int(r.parts.Load()) }
+func (r repartDB) SetPartitions(ctx context.Context, n int) error {
+	r.parts.Store(int64(n))
+	return nil
+}
+
+func (f *fakeDB) total() int64 {
+	return f.reads.Load() + f.updates.Load() + f.inserts.Load() + f.scans.Load() + f.deletes.Load()
+}
+
+func testConfig(t *testing.T, command string, extra map[string]string) *Config {
+	t.Helper()
+	props := map[string]string{
+		"recordcount":         "1000",
+		"readproportion":      "0.5",
+		"updateproportion":    "0.5",
+		"requestdistribution": "zipfian",
+		"status.interval":     "100ms",
+	}
+	for k, v := range extra {
+		props[k] = v
+	}
+	cfg, _, err := NewConfig(command, "fake", props)
+	if err != nil {
+		t.Fatalf("NewConfig: %v", err)
+	}
+	return cfg
+}
+
+var sharedHost = host.NewSampler()
+
+func startRunner(t *testing.T, cfg *Config, db adapters.DB) (*Runner, chan []*PhaseResult, *[]*Snapshot, *sync.Mutex) {
+	t.Helper()
+	var mu sync.Mutex
+	var snaps []*Snapshot
+	started := make(chan struct{})
+	var once sync.Once
+	r := New(cfg, db, Options{Host: sharedHost, OnSnapshot: []func(*Snapshot){func(s *Snapshot) {
+		mu.Lock()
+		snaps = append(snaps, s)
+		mu.Unlock()
+	}}, OnPhase: []func(Phase){func(Phase) { once.Do(func() { close(started) }) }}})
+	done := make(chan []*PhaseResult, 1)
+	go func() {
+		for range r.Snapshots() {
+		}
+	}()
+	go func() {
+		res, err := r.Run(context.Background())
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		done <- res
+	}()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the phase did not start")
+	}
+	return r, done, &snaps, &mu
+}
+
+func waitResults(t *testing.T, done chan []*PhaseResult, d time.Duration) []*PhaseResult {
+	t.Helper()
+	select {
+	case res := <-done:
+		return res
+	case <-time.After(d):
+		t.Fatalf("run did not finish within %v", d)
+	}
+	return nil
+}
+
+// Every operation is done exactly once and counted exactly once, even
+// while threads are changed all the time.
+func TestOperationCountExactUnderThreadChanges(t *testing.T) {
+	db := &fakeDB{}
+	db.stallUntil.Store(0)
+	cfg := testConfig(t, "run", map[string]string{"operationcount": "300000", "threadcount": "4"})
+	r, done, _, _ := startRunner(t, cfg, db)
+	stop := make(chan struct{})
+	go func() {
+		n := []int{1, 8, 3, 16, 2, 5}
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(3 * time.Millisecond):
+				_ = r.SetThreads(n[i%len(n)])
+			}
+		}
+	}()
+	res := waitResults(t, done, 60*time.Second)
+	close(stop)
+	if got := db.total(); got != 300000 {
+		t.Errorf("adapter saw %d operations, want 300000", got)
+	}
+	run := res[len(res)-1]
+	if run.Set.Ops != 300000 {
+		t.Errorf("engine counted %d operations, want 300000", run.Set.Ops)
+	}
+	var hist int64
+	for _, o := range run.Final.Ops {
+		hist += o.Cumulative.Count
+	}
+	if hist != 300000 {
+		t.Errorf("histograms hold %d operations, want 300000", hist)
+	}
+	var segOps int64
+	for _, s := range run.Segments {
+		segOps += s.Ops
+	}
+	if segOps != 300000 {
+		t.Errorf("segments hold %d operations, want 300000", segOps)
+	}
+}
+
+func TestLoadPhaseInsertsRecordCount(t *testing.T) {
+	db := &fakeDB{}
+	cfg := testConfig(t, "load", map[string]string{"recordcount": "12345", "threadcount": "3"})
+	_, done, _, _ := startRunner(t, cfg, db)
+	res := waitResults(t, done, 30*time.Second)
+	if got := db.inserts.Load(); got != 12345 {
+		t.Errorf("inserts = %d, want 12345", got)
+	}
+	if len(res) != 1 || res[0].Phase != PhaseLoad || res[0].Set.Ops != 12345 {
+		t.Errorf("results = %+v", res)
+	}
+}
+
+func TestTargetRateIsHeld(t *testing.T) {
+	db := &fakeDB{}
+	cfg := testConfig(t, "run", map[string]string{"threadcount": "4", "target": "2000", "maxexecutiontime": "1.5"})
+	_, done, _, _ := startRunner(t, cfg, db)
+	res := waitResults(t, done, 10*time.Second)
+	rate := res[0].Throughput()
+	if rate < 1700 || rate > 2200 {
+		t.Errorf("throughput %.0f ops/s with target 2000", rate)
+	}
+}
+
+// A stalled server is not hidden: latency from the intended start
+// includes the stall, service time mostly does not.
+func TestCoordinatedOmissionCorrected(t *testing.T) {
+	db := &fakeDB{}
+	cfg := testConfig(t, "run", map[string]string{"threadcount": "1", "target": "1000", "maxexecutiontime": "1.2", "measurement.interval": "both"})
+	r, done, _, _ := startRunner(t, cfg, db)
+	_ = r
+	time.Sleep(300 * time.Millisecond)
+	db.stallUntil.Store(time.Now().Add(300 * time.Millisecond).UnixNano())
+	res := waitResults(t, done, 10*time.Second)
+	var read *OpSnapshot
+	for i := range res[0].Final.Ops {
+		if res[0].Final.Ops[i].Name == "READ" {
+			read = &res[0].Final.Ops[i]
+		}
+	}
+	if read == nil || read.IntendedCumulative == nil {
+		t.Fatalf("no intended READ stats: %+v", res[0].Final.Ops)
+	}
+	svc, intended := read.Cumulative.P99, read.IntendedCumulative.P99
+	if intended < 50*time.Millisecond {
+		t.Errorf("intended p99 %v should include the 300ms stall", intended)
+	}
+	if svc >= intended {
+		t.Errorf("service p99 %v should be below intended p99 %v", svc, intended)
+	}
+}
+
+// After a pause, the schedule restarts from now: no burst to catch up.
+func TestResumeDoesNotBurst(t *testing.T) {
+	db := &fakeDB{}
+	cfg := testConfig(t, "run", map[string]string{"threadcount": "2", "target": "1000"})
+	r, done, _, _ := startRunner(t, cfg, db)
+	time.Sleep(300 * time.Millisecond)
+	r.Pause()
+	time.Sleep(100 * time.Millisecond)
+	before := db.total()
+	time.Sleep(500 * time.Millisecond)
+	if d := db.total() - before; d > 2 {
+		t.Errorf("%d operations ran while paused", d)
+	}
+	r.Resume()
+	base := db.total()
+	time.Sleep(200 * time.Millisecond)
+	burst := db.total() - base
+	r.Stop()
+	waitResults(t, done, 10*time.Second)
+	// 200 ms at 1000 ops/s is ~200; a catch-up burst would be ~700+.
+	if burst > 320 {
+		t.Errorf("%d operations in the 200ms after resume: the schedule caught up instead of restarting", burst)
+	}
+}
+
+func TestSegmentsFollowChanges(t *testing.T) {
+	db := repartDB{&fakeDB{}}
+	db.parts.Store(1)
+	cfg := testConfig(t, "run", map[string]string{"threadcount": "1"})
+	r, done, _, _ := startRunner(t, cfg, db)
+	time.Sleep(250 * time.Millisecond)
+	_ = r.SetThreads(2)
+	time.Sleep(250 * time.Millisecond)
+	_ = r.SetPartitions(4)
+	time.Sleep(250 * time.Millisecond)
+	r.Mark("hello")
+	time.Sleep(250 * time.Millisecond)
+	r.Stop()
+	res := waitResults(t, done, 10*time.Second)
+	segs := res[0].Segments
+	if len(segs) != 4 {
+		t.Fatalf("got %d segments, want 4: %+v", len(segs), segs)
+	}
+	want := []struct {
+		threads, parts int
+		label          string
+	}{{1, 1, "run phase"}, {2, 1, "threads 1→2"}, {2, 4, "partitions 1→4"}, {2, 4, "hello"}}
+	for i, w := range want {
+		s := segs[i]
+		if s.Threads != w.threads || s.Partitions != w.parts || s.Label != w.label {
+			t.Errorf("segment %d = threads %d partitions %d %q, want %d %d %q", i+1, s.Threads, s.Partitions, s.Label, w.threads, w.parts, w.label)
+		}
+		if s.Ops == 0 || s.OpsPerSec <= 0 {
+			t.Errorf("segment %d has no operations", i+1)
+		}
+	}
+}
+
+func TestSetPartitionsWithoutSupport(t *testing.T) {
+	r := New(testConfig(t, "run", nil), &fakeDB{}, Options{Host: sharedHost})
+	if err := r.SetPartitions(4); !errors.Is(err, ErrCannotRepartition) {
+		t.Errorf("SetPartitions on a plain adapter: %v, want ErrCannotRepartition", err)
+	}
+	if err := r.SetThreads(0); err == nil {
+		t.Error("SetThreads(0) accepted")
+	}
+	if err := r.SetTarget(-1); err == nil {
+		t.Error("SetTarget(-1) accepted")
+	}
+}
+
+func TestErrorsCountedByKind(t *testing.T) {
+	db := &fakeDB{}
+	db.failKind.Store(adapters.KindUnavailable)
+	cfg := testConfig(t, "run", map[string]string{"operationcount": "1000"})
+	_, done, _, _ := startRunner(t, cfg, db)
+	res := waitResults(t, done, 10*time.Second)
+	tot := res[0].Final.Total.Cumulative
+	if tot.Errors != 1000 || tot.ErrorsByKind[adapters.KindUnavailable] != 1000 {
+		t.Errorf("errors = %d by kind %v, want 1000 unavailable", tot.Errors, tot.ErrorsByKind)
+	}
+}
+
+func TestClientBottleneckWarning(t *testing.T) {
+	db := &fakeDB{}
+	// One thread against a server that takes 5 ms cannot do 1000 ops/s.
+	db.stallUntil.Store(time.Now().Add(time.Hour).UnixNano())
+	cfg := testConfig(t, "run", map[string]string{"threadcount": "1", "target": "1000", "maxexecutiontime": "1"})
+	_, done, snaps, mu := startRunner(t, cfg, db)
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		db.stallUntil.Store(0)
+	}()
+	waitResults(t, done, 20*time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	found := false
+	for _, s := range *snaps {
+		for _, w := range s.Warnings {
+			if len(w) > 0 {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Error("no client-bottleneck warning while the achieved rate was far below the target")
+	}
+}
+
+func TestMarkSegmentsBestAndKnee(t *testing.T) {
+	mk := func(ops float64, p99 time.Duration) Segment {
+		return Segment{Start: 0, End: 10 * time.Second, Ops: int64(ops * 10), OpsPerSec: ops, P99: p99}
+	}
+	segs := markSegments([]Segment{
+		mk(512004, 8200*time.Nanosecond),
+		mk(804551, 9800*time.Nanosecond),
+		mk(811020, 29100*time.Nanosecond),
+		mk(1284511, 11000*time.Nanosecond),
+	})
+	if !segs[2].Knee || segs[0].Knee || segs[1].Knee || segs[3].Knee {
+		t.Errorf("knee marks = %v %v %v %v, want only segment 3", segs[0].Knee, segs[1].Knee, segs[2].Knee, segs[3].Knee)
+	}
+	if !segs[3].Best || segs[0].Best || segs[1].Best || segs[2].Best {
+		t.Errorf("best marks wrong: %+v", segs)
+	}
+}

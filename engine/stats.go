@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"benchtop/engine/measure"
+)
+
+// Summarize turns a histogram (values in ns) into Stats over a period of
+// length period. errs and oor are carried over as given.
+func Summarize(h *hdr.Histogram, period time.Duration, percentiles []float64) Stats {
+	var s Stats
+	if h == nil || h.TotalCount() == 0 {
+		return s
+	}
+	s.Count = h.TotalCount()
+	if period > 0 {
+		s.Rate = float64(s.Count) / period.Seconds()
+	}
+	s.Mean = time.Duration(h.Mean())
+	s.Min = time.Duration(h.Min())
+	s.Max = time.Duration(h.Max())
+	s.P50 = time.Duration(h.ValueAtQuantile(50))
+	s.P95 = time.Duration(h.ValueAtQuantile(95))
+	s.P99 = time.Duration(h.ValueAtQuantile(99))
+	s.P999 = time.Duration(h.ValueAtQuantile(99.9))
+	for _, q := range percentiles {
+		s.Percentiles = append(s.Percentiles, Percentile{Q: q, Value: time.Duration(h.ValueAtQuantile(q))})
+	}
+	return s
+}
+
+// mergeVariant merges one variant's histograms across all operation types.
+func mergeVariant(set *measure.Set, variant int) *hdr.Histogram {
+	var out *hdr.Histogram
+	for op := 0; op < measure.NumOps; op++ {
+		h := set.H[measure.Slot(op, variant)]
+		if h == nil || h.TotalCount() == 0 {
+			continue
+		}
+		if out == nil {
+			out = measure.NewHistogram()
+		}
+		out.Merge(h)
+	}
+	return out
+}
+
+// opStats summarises one operation type of set: latencies of successful
+// operations, Count of all, Errors of failed ones.
+func opStats(set *measure.Set, op, okVariant, failVariant int, period time.Duration, pct []float64) Stats {
+	s := Summarize(set.H[measure.Slot(op, okVariant)], period, pct)
+	var failed int64
+	if h := set.H[measure.Slot(op, failVariant)]; h != nil {
+		failed = h.TotalCount()
+	}
+	if len(set.Errors[op]) > 0 {
+		s.ErrorsByKind = make(map[string]int64, len(set.Errors[op]))
+		for k, n := range set.Errors[op] {
+			s.ErrorsByKind[k] = n
+		}
+	}
+	s.Errors = failed
+	s.Count += failed
+	if period > 0 {
+		s.Rate = float64(s.Count) / period.Seconds()
+	}
+	s.OutOfRange = set.OutOfRange[measure.Slot(op, okVariant)] + set.OutOfRange[measure.Slot(op, failVariant)]
+	return s
+}
+
+func hasOp(set *measure.Set, op int) bool {
+	for v := 0; v < measure.NumVariants; v++ {
+		if h := set.H[measure.Slot(op, v)]; h != nil && h.TotalCount() > 0 {
+			return true
+		}
+	}
+	return len(set.Errors[op]) > 0
+}
+
+// buildOps builds the per-operation and total entries of a snapshot.
+func buildOps(ivl, cum *measure.Set, ivlLen, cumLen time.Duration, intended bool, pct []float64) ([]OpSnapshot, OpSnapshot) {
+	var ops []OpSnapshot
+	for op := 0; op < numOps; op++ {
+		if !hasOp(cum, op) {
+			continue
+		}
+		o := OpSnapshot{
+			Name:       OpNames[op],
+			Interval:   opStats(ivl, op, measure.OK, measure.Failed, ivlLen, pct),
+			Cumulative: opStats(cum, op, measure.OK, measure.Failed, cumLen, pct),
+		}
+		if intended {
+			ii := opStats(ivl, op, measure.OKIntended, measure.FailedIntended, ivlLen, pct)
+			ci := opStats(cum, op, measure.OKIntended, measure.FailedIntended, cumLen, pct)
+			o.IntendedInterval, o.IntendedCumulative = &ii, &ci
+		}
+		ops = append(ops, o)
+	}
+	total := OpSnapshot{Name: "TOTAL"}
+	total.Interval = totalStats(ivl, ivlLen)
+	total.Cumulative = totalStats(cum, cumLen)
+	return ops, total
+}
+
+func totalStats(set *measure.Set, period time.Duration) Stats {
+	s := Summarize(mergeVariant(set, measure.OK), period, nil)
+	s.Count = set.Ops
+	var errs int64
+	for _, m := range set.Errors {
+		for k, n := range m {
+			errs += n
+			if s.ErrorsByKind == nil {
+				s.ErrorsByKind = map[string]int64{}
+			}
+			s.ErrorsByKind[k] += n
+		}
+	}
+	s.Errors = errs
+	s.Rate = 0
+	if period > 0 {
+		s.Rate = float64(set.Ops) / period.Seconds()
+	}
+	return s
+}
+
+// markSegments sets Best and Knee on segments that ran long enough to
+// count (at least 1 s with operations). Best: the highest ops/s. Knee: the
+// first segment whose p99 grew faster than its throughput compared with
+// the previous counted segment (p99 ratio > ops ratio and p99 up >= 20 %).
+func markSegments(segs []Segment) []Segment {
+	best := -1
+	prev := -1
+	knee := -1
+	for i := range segs {
+		segs[i].Best, segs[i].Knee = false, false
+		s := segs[i]
+		if s.Ops == 0 || s.Duration() < time.Second {
+			continue
+		}
+		if best < 0 || s.OpsPerSec > segs[best].OpsPerSec {
+			best = i
+		}
+		if prev >= 0 && knee < 0 {
+			p := segs[prev]
+			if p.P99 > 0 && p.OpsPerSec > 0 {
+				p99Ratio := float64(s.P99) / float64(p.P99)
+				opsRatio := s.OpsPerSec / p.OpsPerSec
+				if p99Ratio >= 1.2 && p99Ratio > opsRatio {
+					knee = i
+				}
+			}
+		}
+		prev = i
+	}
+	if best >= 0 && len(segs) > 1 {
+		segs[best].Best = true
+	}
+	if knee >= 0 {
+		segs[knee].Knee = true
+	}
+	return segs
+}
