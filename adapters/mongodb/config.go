@@ -1,0 +1,271 @@
+package mongodb
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"benchtop/adapters"
+)
+
+// Property names and defaults, as YCSB's mongodb binding reads them.
+const (
+	PropURL            = "mongodb.url"
+	PropBatchSize      = "mongodb.batchsize"
+	PropBatchSizeYCSB  = "batchsize" // the name YCSB's binding actually reads
+	PropUpsert         = "mongodb.upsert"
+	PropMaxConnections = "mongodb.maxconnections" // YCSB legacy: maxPoolSize
+	PropWriteConcern   = "mongodb.writeConcern"   // YCSB legacy: w / journal
+	PropReadPreference = "mongodb.readPreference" // YCSB legacy: readPreference
+
+	// DefaultURL is YCSB's default mongodb.url.
+	DefaultURL = "mongodb://localhost:27017/ycsb?w=1"
+	// DefaultDatabase is used when the URL names none (or names admin, or
+	// mongodb.url is not given), as in YCSB.
+	DefaultDatabase = "ycsb"
+	// DefaultTable is YCSB's default table, the collection name.
+	DefaultTable = "usertable"
+)
+
+// selectTimeout bounds how long one operation waits for a usable server,
+// and how long Open waits for the first one. The driver's default is 30 s;
+// a live benchmark should show an outage as errors within seconds. A
+// serverSelectionTimeoutMS in the URL overrides it.
+const selectTimeout = 5 * time.Second
+
+// config is the adapter's view of the run's properties.
+type config struct {
+	url       string // effective URL, with YCSB's legacy options folded in; secret
+	masked    string // url with secrets masked, for screens and errors
+	database  string
+	batchSize int
+	upsert    bool
+	// selectSet: the URL sets serverSelectionTimeoutMS itself.
+	selectSet bool
+	// redact masks the URL's secrets in a message.
+	redact *strings.Replacer
+}
+
+func parseConfig(props adapters.Properties) (*config, error) {
+	raw, given := props[PropURL]
+	if !given {
+		raw = DefaultURL
+	}
+	raw = strings.TrimSpace(raw)
+	if !strings.HasPrefix(raw, "mongodb://") && !strings.HasPrefix(raw, "mongodb+srv://") {
+		return nil, &adapters.ConfigError{Key: PropURL, Value: adapters.MaskURL(raw),
+			Allowed: "a connection string mongodb://host[:port][,host...]/database?options or mongodb+srv://host/database?options"}
+	}
+	u, err := legacyOptions(raw, props)
+	if err != nil {
+		return nil, err
+	}
+	c := &config{url: u, masked: adapters.MaskURL(u)}
+
+	// YCSB: the URL's database, unless mongodb.url was defaulted or the
+	// database is empty or admin (the usual authentication database).
+	c.database = DefaultDatabase
+	if db := databaseOf(u); given && db != "" && db != "admin" {
+		c.database = db
+	}
+
+	bs := int64(1)
+	if _, ok := props[PropBatchSize]; ok {
+		bs, err = props.Int(PropBatchSize, 1)
+	} else {
+		bs, err = props.Int(PropBatchSizeYCSB, 1)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if bs < 1 || bs > 1<<20 {
+		key := PropBatchSize
+		if _, ok := props[PropBatchSize]; !ok {
+			key = PropBatchSizeYCSB
+		}
+		return nil, &adapters.ConfigError{Key: key, Value: strconv.FormatInt(bs, 10), Allowed: "a whole number from 1 to 1048576"}
+	}
+	c.batchSize = int(bs)
+
+	if c.upsert, err = props.Bool(PropUpsert, false); err != nil {
+		return nil, err
+	}
+	c.selectSet = hasQueryOption(u, "serverSelectionTimeoutMS")
+	c.redact = redactor(u, c.masked)
+	return c, nil
+}
+
+// legacyOptions folds YCSB's legacy properties into the URL, each only when
+// the URL does not set that option already (as YCSB's OptionsSupport does).
+// Unlike YCSB, which warns and goes on, an unknown value is a ConfigError.
+func legacyOptions(u string, props adapters.Properties) (string, error) {
+	if v, ok := props[PropMaxConnections]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return "", &adapters.ConfigError{Key: PropMaxConnections, Value: v, Allowed: "a whole number >= 0 (0: no limit)"}
+		}
+		u = addQueryOption(u, "maxPoolSize", strconv.Itoa(n))
+	}
+	if v, ok := props[PropWriteConcern]; ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "errors_ignored", "unacknowledged":
+			u = addQueryOption(u, "w", "0")
+		case "acknowledged":
+			u = addQueryOption(u, "w", "1")
+		case "journaled":
+			u = addQueryOption(u, "journal", "true")
+		case "replica_acknowledged":
+			u = addQueryOption(u, "w", "2")
+		case "majority":
+			u = addQueryOption(u, "w", "majority")
+		default:
+			return "", &adapters.ConfigError{Key: PropWriteConcern, Value: v,
+				Allowed: "unacknowledged, acknowledged, journaled, replica_acknowledged, majority"}
+		}
+	}
+	if v, ok := props[PropReadPreference]; ok {
+		modes := map[string]string{
+			"primary":             "primary",
+			"primary_preferred":   "primaryPreferred",
+			"secondary":           "secondary",
+			"secondary_preferred": "secondaryPreferred",
+			"nearest":             "nearest",
+		}
+		m, ok := modes[strings.ToLower(strings.TrimSpace(v))]
+		if !ok {
+			return "", &adapters.ConfigError{Key: PropReadPreference, Value: v,
+				Allowed: "primary, primary_preferred, secondary, secondary_preferred, nearest"}
+		}
+		u = addQueryOption(u, "readPreference", m)
+	}
+	return u, nil
+}
+
+// queryOf returns the query part of a connection string.
+func queryOf(u string) string {
+	if i := strings.IndexByte(u, '?'); i >= 0 {
+		return u[i+1:]
+	}
+	return ""
+}
+
+// hasQueryOption reports whether the connection string sets name (option
+// names are case-insensitive in MongoDB connection strings).
+func hasQueryOption(u, name string) bool {
+	for _, kv := range strings.FieldsFunc(queryOf(u), func(r rune) bool { return r == '&' || r == ';' }) {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func addQueryOption(u, name, value string) string {
+	if hasQueryOption(u, name) {
+		return u
+	}
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+		if strings.HasSuffix(u, "?") || strings.HasSuffix(u, "&") {
+			sep = ""
+		}
+	} else if !hasPath(u) {
+		sep = "/?" // mongodb://host?x=y is not valid; mongodb://host/?x=y is
+	}
+	return u + sep + name + "=" + url.QueryEscape(value)
+}
+
+// hostsEnd returns the index where the userinfo and host list of a
+// connection string end: the first '/' or '?' after the scheme (the
+// connection string spec requires both to be escaped in userinfo), or
+// len(u).
+func hostsEnd(u string) int {
+	start := strings.Index(u, "://") + 3
+	if i := strings.IndexAny(u[start:], "/?"); i >= 0 {
+		return start + i
+	}
+	return len(u)
+}
+
+func hasPath(u string) bool {
+	e := hostsEnd(u)
+	return e < len(u) && u[e] == '/'
+}
+
+// databaseOf returns the database named by the connection string's path.
+func databaseOf(u string) string {
+	e := hostsEnd(u)
+	if e >= len(u) || u[e] != '/' {
+		return ""
+	}
+	db := u[e+1:]
+	if i := strings.IndexByte(db, '?'); i >= 0 {
+		db = db[:i]
+	}
+	if d, err := url.PathUnescape(db); err == nil {
+		db = d
+	}
+	return db
+}
+
+// redactor builds the replacer that masks, in any message, the URL and
+// its secrets: the password (raw and unescaped) and the values of
+// secret-looking query options.
+func redactor(u, masked string) *strings.Replacer {
+	pairs := []string{u, masked}
+	add := func(v string) {
+		// Very short strings would mangle every message they happen to
+		// appear in; the URL and user:password@ forms still catch them.
+		if len(v) >= 4 {
+			pairs = append(pairs, v, "****")
+		}
+	}
+	start := strings.Index(u, "://") + 3
+	end := hostsEnd(u)
+	if at := strings.LastIndexByte(u[start:end], '@'); at >= 0 {
+		userinfo := u[start : start+at]
+		if user, pass, ok := strings.Cut(userinfo, ":"); ok {
+			pairs = append(pairs, userinfo+"@", user+":****@")
+			if un, err := url.PathUnescape(user); err == nil {
+				if p, err := url.PathUnescape(pass); err == nil {
+					pairs = append(pairs, un+":"+p+"@", un+":****@")
+					add(p)
+				}
+			}
+			add(pass)
+		}
+	}
+	for _, kv := range strings.FieldsFunc(queryOf(u), func(r rune) bool { return r == '&' || r == ';' }) {
+		k, v, _ := strings.Cut(kv, "=")
+		lk := strings.ToLower(k)
+		if strings.Contains(lk, "password") || strings.Contains(lk, "secret") || strings.Contains(lk, "token") || lk == "authmechanismproperties" {
+			d, err := url.QueryUnescape(v)
+			if err == nil && d != v {
+				add(d)
+			}
+			add(v)
+			if lk == "authmechanismproperties" && err == nil {
+				// KEY:value,KEY:value; the values may be tokens.
+				for _, p := range strings.Split(d, ",") {
+					if _, pv, ok := strings.Cut(p, ":"); ok {
+						add(pv)
+					}
+				}
+			}
+		}
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// describe is the one line shown for the target: the masked URL, and the
+// database when the URL does not say it.
+func (c *config) describe() string {
+	if databaseOf(c.url) == c.database {
+		return c.masked
+	}
+	return fmt.Sprintf("%s (database %s)", c.masked, c.database)
+}
