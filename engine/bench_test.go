@@ -36,12 +36,11 @@ func benchPhase(b *testing.B, extra map[string]string) (*phase, *wstate) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := New(cfg, nullDB{}, Options{Host: sharedHost})
-	wl, err := newCoreWorkload(cfg, nullDB{})
+	r, err := New(cfg, nullDB{}, Options{Host: sharedHost})
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := &phase{r: r, name: PhaseRun, wl: wl, wake: make(chan struct{})}
+	p := &phase{r: r, name: PhaseRun, wl: r.wl, opNames: r.wl.OpNames(), wake: make(chan struct{})}
 	p.opCtx, p.opCancel = context.WithCancel(context.Background())
 	b.Cleanup(p.opCancel)
 	p.base = nanotime()

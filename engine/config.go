@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
+	"benchtop/engine/workload"
 )
 
 // Config is one validated run: everything the engine needs, read from YCSB
@@ -211,11 +212,18 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 		return nil, nil, &adapters.ConfigError{Key: "command", Value: command, Allowed: "load, run"}
 	}
 	wl := strings.TrimSpace(p["workload"])
+	var factory *workload.Factory
 	switch {
 	case coreWorkloadNames[wl]:
 		c.Workload = "core"
 	default:
-		return nil, nil, &adapters.ConfigError{Key: "workload", Value: wl, Allowed: "site.ycsb.workloads.CoreWorkload (core)"}
+		f, ok := workload.Lookup(wl)
+		if !ok {
+			allowed := append([]string{"site.ycsb.workloads.CoreWorkload (core)"}, workload.Names()...)
+			return nil, nil, &adapters.ConfigError{Key: "workload", Value: wl, Allowed: strings.Join(allowed, ", ")}
+		}
+		c.Workload = wl
+		factory = &f
 	}
 	c.WorkloadName = p.String("benchtop.workloadname", "core")
 
@@ -274,6 +282,15 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 		return nil, nil, r.err
 	}
 
+	if factory != nil {
+		// The workload checks its own properties; the core mix does not
+		// apply to it.
+		if err := factory.Validate(p); err != nil {
+			return nil, nil, err
+		}
+		return c, unknownWarnings(p, factory.Properties), nil
+	}
+
 	// Cross-property checks.
 	sum := c.ReadProportion + c.UpdateProportion + c.InsertProportion + c.ScanProportion + c.RMWProportion + c.DeleteProportion
 	if command == "run" && !(sum > 0) {
@@ -300,11 +317,11 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 			return nil, nil, &adapters.ConfigError{Key: "recordcount", Value: p.String("recordcount", "0"), Allowed: "a number > 0 when the run reads, updates or scans"}
 		}
 	}
-	return c, unknownWarnings(p), nil
+	return c, unknownWarnings(p, nil), nil
 }
 
-func unknownWarnings(p adapters.Properties) []string {
-	var prefixes []string
+func unknownWarnings(p adapters.Properties, extra []string) []string {
+	prefixes := append([]string(nil), extra...)
 	for _, d := range adapters.Drivers() {
 		prefixes = append(prefixes, d.Prefixes...)
 	}
@@ -320,7 +337,7 @@ func unknownWarnings(p adapters.Properties) []string {
 		}
 		claimed := false
 		for _, pre := range prefixes {
-			if strings.HasPrefix(k, pre) {
+			if pre != "" && strings.HasPrefix(k, pre) {
 				claimed = true
 				break
 			}

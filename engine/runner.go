@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"benchtop/adapters"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
+	"benchtop/engine/workload"
 )
 
 // ErrCannotRepartition is returned by SetPartitions when the adapter
@@ -27,7 +29,7 @@ type Options struct {
 	OnSnapshot []func(*Snapshot)
 	// OnInterval hooks receive each interval's merged measurements (for
 	// HDR interval logs). The Set must not be kept.
-	OnInterval []func(phase Phase, start, end time.Time, set *measure.Set)
+	OnInterval []func(phase Phase, names []string, start, end time.Time, set *measure.Set)
 	// OnPhase hooks are called when a phase starts, before its workers.
 	OnPhase []func(Phase)
 	// Host samples the client host; nil creates one.
@@ -45,6 +47,7 @@ type Options struct {
 type Runner struct {
 	cfg   *Config
 	db    adapters.DB
+	wl    workload.Workload
 	opts  Options
 	info  Info
 	snaps chan *Snapshot
@@ -66,8 +69,9 @@ type Runner struct {
 	stopOnce sync.Once
 }
 
-// New prepares a run. It does not touch the database.
-func New(cfg *Config, db adapters.DB, opts Options) *Runner {
+// New prepares a run: it builds the workload on the adapter but sends it
+// nothing yet.
+func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 	r := &Runner{
 		cfg:        cfg,
 		db:         db,
@@ -80,14 +84,33 @@ func New(cfg *Config, db adapters.DB, opts Options) *Runner {
 		partitions: cfg.Partitions,
 		stopCh:     make(chan struct{}),
 	}
-	if rp, ok := db.(adapters.Repartitioner); ok {
+	if cfg.Workload == "core" {
+		wl, err := newCoreWorkload(cfg, db)
+		if err != nil {
+			return nil, err
+		}
+		r.wl = wl
+	} else {
+		f, ok := workload.Lookup(cfg.Workload)
+		if !ok {
+			return nil, &adapters.ConfigError{Key: "workload", Value: cfg.Workload, Allowed: strings.Join(append([]string{"core"}, workload.Names()...), ", ")}
+		}
+		wl, err := f.New(cfg.Props, db)
+		if err != nil {
+			return nil, fmt.Errorf("workload %s: %w", cfg.Workload, err)
+		}
+		r.wl = wl
+	}
+	if _, ok := r.wl.(workload.Partitioned); ok {
+		r.info.CanRepartition = true
+	} else if rp, ok := db.(adapters.Repartitioner); ok {
 		r.partitions = rp.Partitions()
 		r.info.CanRepartition = true
 	}
 	if r.opts.StopGrace == 0 {
 		r.opts.StopGrace = 2 * time.Second
 	}
-	return r
+	return r, nil
 }
 
 // Info returns the run's static description.
@@ -126,12 +149,8 @@ func (r *Runner) Run(ctx context.Context) ([]*PhaseResult, error) {
 	default:
 		phases = []Phase{PhaseRun}
 	}
-	wl, err := newCoreWorkload(r.cfg, r.db)
-	if err != nil {
-		return nil, err
-	}
 	for i, ph := range phases {
-		res, err := r.runPhase(ctx, wl, ph, i == len(phases)-1)
+		res, err := r.runPhase(ctx, r.wl, ph, i == len(phases)-1)
 		if res != nil {
 			r.mu.Lock()
 			r.results = append(r.results, res)
@@ -143,6 +162,19 @@ func (r *Runner) Run(ctx context.Context) ([]*PhaseResult, error) {
 		if res.Interrupted {
 			break
 		}
+	}
+	if f, ok := r.wl.(workload.Finisher); ok {
+		fctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		final, err := f.Finish(fctx)
+		cancel()
+		if err != nil {
+			return r.Results(), fmt.Errorf("workload %s: final check: %w", r.cfg.Workload, err)
+		}
+		r.mu.Lock()
+		if n := len(r.results); n > 0 {
+			r.results[n-1].Closing = &final
+		}
+		r.mu.Unlock()
 	}
 	return r.Results(), nil
 }
@@ -219,8 +251,15 @@ func (r *Runner) SetPartitions(n int) error {
 	if n < 1 || n > MaxPartitions {
 		return fmt.Errorf("partitions: %d is out of range (1 to %d)", n, MaxPartitions)
 	}
-	rp, ok := r.db.(adapters.Repartitioner)
-	if !ok {
+	type repart interface {
+		SetPartitions(ctx context.Context, n int) error
+	}
+	var rp repart
+	if wp, ok := r.wl.(workload.Partitioned); ok {
+		rp = wp
+	} else if ap, ok := r.db.(adapters.Repartitioner); ok {
+		rp = ap
+	} else {
 		return ErrCannotRepartition
 	}
 	r.mu.Lock()
@@ -238,7 +277,10 @@ func (r *Runner) SetPartitions(n int) error {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if err != nil {
-			r.partitions = rp.Partitions()
+			r.partitions = from
+			if ap, ok := rp.(adapters.Repartitioner); ok {
+				r.partitions = ap.Partitions()
+			}
 			r.addEvent("error", "", "", fmt.Sprintf("partitions %d→%d failed: %v", from, n, err))
 			return
 		}
@@ -316,7 +358,8 @@ type worker struct {
 type phase struct {
 	r        *Runner
 	name     Phase
-	wl       *coreWorkload
+	wl       workload.Workload
+	opNames  []string
 	last     bool
 	start    time.Time
 	base     int64 // nanotime at the phase start: now() counts from it
@@ -373,6 +416,7 @@ type cutReq struct {
 
 type segmentAcc struct {
 	Segment
+	sums   map[string]float64
 	set    *measure.Set
 	cpuSum float64
 	cpuN   int
@@ -381,11 +425,12 @@ type segmentAcc struct {
 
 func (p *phase) now() int64 { return nanotime() - p.base }
 
-func (r *Runner) runPhase(ctx context.Context, wl *coreWorkload, name Phase, last bool) (*PhaseResult, error) {
+func (r *Runner) runPhase(ctx context.Context, wl workload.Workload, name Phase, last bool) (*PhaseResult, error) {
 	p := &phase{
 		r:          r,
 		name:       name,
 		wl:         wl,
+		opNames:    wl.OpNames(),
 		last:       last,
 		start:      time.Now(),
 		wake:       make(chan struct{}),
@@ -419,6 +464,17 @@ func (r *Runner) runPhase(ctx context.Context, wl *coreWorkload, name Phase, las
 	if r.stopped {
 		r.mu.Unlock()
 		return nil, nil
+	}
+	if st, ok := wl.(workload.Starter); ok {
+		if err := st.Start(ctx, string(name), r.partitions); err != nil {
+			r.mu.Unlock()
+			return nil, fmt.Errorf("%s phase: start: %w", name, err)
+		}
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_ = st.Stop(sctx)
+		}()
 	}
 	r.cur = p
 	p.partitions.Store(int64(r.partitions))
@@ -609,7 +665,7 @@ const claimChunk = 64
 type wstate struct {
 	w     *worker
 	rec   *measure.Recorder
-	cw    *coreWorker
+	cw    workload.Worker
 	ctx   context.Context
 	local int64 // operations claimed from the budget but not yet done
 
@@ -619,13 +675,13 @@ type wstate struct {
 	schedDone  int64
 	timer      *time.Timer
 
-	sub   subRecorder
+	sub   workload.SubRecorder
 	limit func(int) int
 }
 
 func (p *phase) newWState(w *worker, rec *measure.Recorder) *wstate {
 	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, epoch: -1}
-	ws.cw = p.wl.newWorker(uint64(w.id)*7919 + uint64(time.Now().UnixNano()))
+	ws.cw = p.wl.NewWorker(uint64(w.id)*7919 + uint64(time.Now().UnixNano()))
 	ws.sub = func(op int, start, end int64, err error) {
 		set := rec.Lock()
 		if err != nil {
@@ -721,13 +777,13 @@ func (p *phase) step(ws *wstate) bool {
 	var op, n int
 	var err error
 	if p.name == PhaseLoad {
-		n, err = ws.cw.doInsert(ws.ctx, ws.limit)
-		op = OpInsert
+		n, err = ws.cw.Load(ws.ctx, ws.limit)
+		op = p.wl.LoadOp()
 		if n == 0 {
 			return false
 		}
 	} else {
-		op, n, err = ws.cw.doTransaction(ws.ctx, p.now, ws.sub)
+		op, n, err = ws.cw.Transaction(ws.ctx, p.now, ws.sub)
 		if p.limited {
 			ws.local--
 		}
@@ -853,6 +909,12 @@ func (p *phase) fillSegment(s *segmentAcc) {
 	if s.cpuN > 0 {
 		s.CPU = s.cpuSum / float64(s.cpuN)
 	}
+	if len(s.sums) > 0 && dur > 0 {
+		s.Extra = make(map[string]float64, len(s.sums))
+		for k, v := range s.sums {
+			s.Extra[k+"_per_sec"] = v / dur
+		}
+	}
 }
 
 // sample publishes one snapshot: the interval since the last one.
@@ -885,7 +947,18 @@ func (p *phase) sample(final bool) *Snapshot {
 		p.cpuSum += hs.CPUTotal
 		p.cpuN++
 	}
-	snap.Ops, snap.Total = buildOps(p.interval, p.cumulative, ivl, now.Sub(p.start), intended, r.cfg.Percentiles)
+	var ws workload.Sample
+	if sm, ok := p.wl.(workload.Sampler); ok {
+		ws = sm.Sample(ivl)
+		snap.Extra = ws.View
+		for k, v := range ws.Delta {
+			if p.seg.sums == nil {
+				p.seg.sums = map[string]float64{}
+			}
+			p.seg.sums[k] += v
+		}
+	}
+	snap.Ops, snap.Total = buildOps(p.opNames, p.interval, p.cumulative, ivl, now.Sub(p.start), intended, r.cfg.Percentiles)
 	snap.OpsDone = p.cumulative.Ops
 	switch {
 	case p.opsTotal > 0:
@@ -908,10 +981,10 @@ func (p *phase) sample(final bool) *Snapshot {
 		cur.Index = len(p.segments) + 1
 		snap.Segments = markSegments(append(append([]Segment(nil), p.segments...), cur.Segment))
 	}
-	snap.Warnings = p.warnings(snap, p.interval)
+	snap.Warnings = append(p.warnings(snap, p.interval), ws.Warnings...)
 	p.lastSnap = snap
 	for _, h := range r.opts.OnInterval {
-		h(p.name, ivlStart, now, p.interval)
+		h(p.name, p.opNames, ivlStart, now, p.interval)
 	}
 	p.interval.Reset()
 	p.smu.Unlock()
@@ -991,6 +1064,7 @@ func (p *phase) result(final *Snapshot, interrupted bool) *PhaseResult {
 		Intended:    p.targetEver.Load() && p.r.cfg.MeasurementIntvl != "op",
 		Percentiles: p.r.cfg.Percentiles,
 		Measurement: p.r.cfg.MeasurementIntvl,
+		OpNames:     p.opNames,
 	}
 	if p.cpuN > 0 {
 		res.MeanCPU = p.cpuSum / float64(p.cpuN)
@@ -1033,6 +1107,10 @@ type PhaseResult struct {
 	Measurement string
 	Percentiles []float64
 	MeanCPU     float64
+	// OpNames names the operation types of Set by index.
+	OpNames []string
+	// Closing is the workload's closing section (last phase only), if any.
+	Closing *workload.Final
 }
 
 // Throughput is operations per second over the phase.

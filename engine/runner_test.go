@@ -98,11 +98,14 @@ func startRunner(t *testing.T, cfg *Config, db adapters.DB) (*Runner, chan []*Ph
 	var snaps []*Snapshot
 	started := make(chan struct{})
 	var once sync.Once
-	r := New(cfg, db, Options{Host: sharedHost, OnSnapshot: []func(*Snapshot){func(s *Snapshot) {
+	r, err := New(cfg, db, Options{Host: sharedHost, OnSnapshot: []func(*Snapshot){func(s *Snapshot) {
 		mu.Lock()
 		snaps = append(snaps, s)
 		mu.Unlock()
 	}}, OnPhase: []func(Phase){func(Phase) { once.Do(func() { close(started) }) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan []*PhaseResult, 1)
 	go func() {
 		for range r.Snapshots() {
@@ -289,7 +292,10 @@ func TestSegmentsFollowChanges(t *testing.T) {
 }
 
 func TestSetPartitionsWithoutSupport(t *testing.T) {
-	r := New(testConfig(t, "run", nil), &fakeDB{}, Options{Host: sharedHost})
+	r, err := New(testConfig(t, "run", nil), &fakeDB{}, Options{Host: sharedHost})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := r.SetPartitions(4); !errors.Is(err, ErrCannotRepartition) {
 		t.Errorf("SetPartitions on a plain adapter: %v, want ErrCannotRepartition", err)
 	}

@@ -147,6 +147,9 @@ type Snapshot struct {
 	Warnings []string
 	// IntegrityErrors counts dataintegrity mismatches so far.
 	IntegrityErrors int64
+	// Extra is workload-specific detail (for the stream workload, its
+	// per-partition view), nil for the core workload.
+	Extra any
 }
 
 // Controller is the set of live controls the TUI and scheduled steps call.

@@ -81,14 +81,14 @@ func hasOp(set *measure.Set, op int) bool {
 }
 
 // buildOps builds the per-operation and total entries of a snapshot.
-func buildOps(ivl, cum *measure.Set, ivlLen, cumLen time.Duration, intended bool, pct []float64) ([]OpSnapshot, OpSnapshot) {
+func buildOps(names []string, ivl, cum *measure.Set, ivlLen, cumLen time.Duration, intended bool, pct []float64) ([]OpSnapshot, OpSnapshot) {
 	var ops []OpSnapshot
-	for op := 0; op < numOps; op++ {
+	for op := 0; op < len(names) && op < measure.NumOps; op++ {
 		if !hasOp(cum, op) {
 			continue
 		}
 		o := OpSnapshot{
-			Name:       OpNames[op],
+			Name:       names[op],
 			Interval:   opStats(ivl, op, measure.OK, measure.Failed, ivlLen, pct),
 			Cumulative: opStats(cum, op, measure.OK, measure.Failed, cumLen, pct),
 		}
@@ -127,7 +127,7 @@ func totalStats(set *measure.Set, period time.Duration) Stats {
 }
 
 // markSegments sets Best and Knee on segments that ran long enough to
-// count (at least 1 s with operations). Best: the highest ops/s. Knee: the
+// count (at least 500 ms with operations). Best: the highest ops/s. Knee: the
 // first segment whose p99 grew faster than its throughput compared with
 // the previous counted segment (p99 ratio > ops ratio and p99 up >= 20 %).
 func markSegments(segs []Segment) []Segment {
@@ -137,7 +137,7 @@ func markSegments(segs []Segment) []Segment {
 	for i := range segs {
 		segs[i].Best, segs[i].Knee = false, false
 		s := segs[i]
-		if s.Ops == 0 || s.Duration() < time.Second {
+		if s.Ops == 0 || s.Duration() < 500*time.Millisecond {
 			continue
 		}
 		if best < 0 || s.OpsPerSec > segs[best].OpsPerSec {

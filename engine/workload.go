@@ -11,6 +11,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine/gen"
+	"benchtop/engine/workload"
 )
 
 // Operation types, in YCSB's report order.
@@ -24,8 +25,17 @@ const (
 	numOps
 )
 
-// OpNames are the YCSB names of the operation types.
-var OpNames = [numOps]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE"}
+// OpNames are the YCSB names of the core workload's operation types.
+var OpNames = []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE"}
+
+// OpNames implements workload.Workload.
+func (w *coreWorkload) OpNames() []string { return OpNames }
+
+// LoadOp implements workload.Workload: the load phase inserts.
+func (w *coreWorkload) LoadOp() int { return OpInsert }
+
+// NewWorker implements workload.Workload.
+func (w *coreWorkload) NewWorker(seed uint64) workload.Worker { return w.newWorker(seed) }
 
 // coreWorkload holds what YCSB's CoreWorkload shares between threads.
 type coreWorkload struct {
@@ -168,16 +178,15 @@ func javaHash(b []byte) int32 {
 
 // worker state for the core workload: one per worker goroutine.
 type coreWorker struct {
-	w        *coreWorkload
-	r        *rand.Rand
-	keyBuf   []byte
-	values   []adapters.Field
-	valBufs  [][]byte
-	readDst  []adapters.Field
-	scanDst  []adapters.Record
-	one      [1]string
-	batch    []adapters.Record
-	keyArena []byte
+	w       *coreWorkload
+	r       *rand.Rand
+	keyBuf  []byte
+	values  []adapters.Field
+	valBufs [][]byte
+	readDst []adapters.Field
+	scanDst []adapters.Record
+	one     [1]string
+	batch   []adapters.Record
 }
 
 func (w *coreWorkload) newWorker(seed uint64) *coreWorker {
@@ -275,13 +284,10 @@ func (cw *coreWorker) verify(key string, fields []adapters.Field) error {
 	return nil
 }
 
-// recorder is how a worker reports sub-operations (the READ and UPDATE of
-// a read-modify-write) besides its main operation.
-type subRecorder func(op int, start, end int64, err error)
-
-// doTransaction runs one run-phase operation and returns its type, the
-// number of operations it counts for, and its error.
-func (cw *coreWorker) doTransaction(ctx context.Context, now func() int64, sub subRecorder) (int, int, error) {
+// Transaction runs one run-phase operation and returns its type, the
+// number of operations it counts for, and its error. The READ and UPDATE
+// of a read-modify-write are recorded through sub too, as YCSB does.
+func (cw *coreWorker) Transaction(ctx context.Context, now func() int64, sub workload.SubRecorder) (int, int, error) {
 	w := cw.w
 	op := w.ops.Next(cw.r)
 	table := w.cfg.Table
@@ -338,10 +344,10 @@ func (cw *coreWorker) doTransaction(ctx context.Context, now func() int64, sub s
 	return op, 1, fmt.Errorf("unknown operation %d", op)
 }
 
-// doInsert runs one load-phase step: one insert, or one batch when the
-// adapter batches. It returns the number of records, 0 when the key
-// sequence is exhausted.
-func (cw *coreWorker) doInsert(ctx context.Context, limit func(int) int) (int, error) {
+// Load runs one load-phase step: one insert, or one batch when the
+// adapter batches. It returns the number of records, 0 when the load is
+// done.
+func (cw *coreWorker) Load(ctx context.Context, limit func(int) int) (int, error) {
 	w := cw.w
 	if w.batcher == nil {
 		if limit(1) == 0 {
@@ -359,15 +365,11 @@ func (cw *coreWorker) doInsert(ctx context.Context, limit func(int) int) (int, e
 	// Batches need stable keys and values until the call returns: build
 	// them in per-worker arenas.
 	cw.batch = cw.batch[:0]
-	cw.keyArena = cw.keyArena[:0]
 	var valArena []byte
 	for i := 0; i < want; i++ {
 		n := w.keySequence.Next()
-		start := len(cw.keyArena)
-		cw.keyArena = w.keyName(cw.keyArena[len(cw.keyArena):], n)
-		_ = start
-		key := string(cw.keyArena)
-		cw.keyArena = cw.keyArena[:0]
+		cw.keyBuf = w.keyName(cw.keyBuf, n)
+		key := string(cw.keyBuf)
 		vals := make([]adapters.Field, len(w.fieldNames))
 		for j, name := range w.fieldNames {
 			v := cw.value(j, key, name)

@@ -5,6 +5,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -101,8 +102,8 @@ func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
 		showIntended = false
 		showOp = true
 	}
-	for op := 0; op < len(engine.OpNames); op++ {
-		name := engine.OpNames[op]
+	for op := 0; op < len(res.OpNames) && op < measure.NumOps; op++ {
+		name := res.OpNames[op]
 		ok := set.H[measure.Slot(op, measure.OK)]
 		failed := set.H[measure.Slot(op, measure.Failed)]
 		if (ok == nil || ok.TotalCount() == 0) && (failed == nil || failed.TotalCount() == 0) {
@@ -271,6 +272,14 @@ func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
 	if main.Set.Integrity > 0 || info.Properties["dataintegrity"] == "true" {
 		fmt.Fprintf(w, "[VERIFY], Mismatches, %d\n", main.Set.Integrity)
 	}
+	if main.Closing != nil && main.Closing.Text != nil {
+		main.Closing.Text(w)
+	}
+	if main.Closing != nil {
+		for _, p := range main.Closing.Problems {
+			fmt.Fprintf(w, "# PROBLEM: %s\n", p)
+		}
+	}
 	if main.Interrupted {
 		fmt.Fprintf(w, "# interrupted: the report covers what ran until the stop\n")
 	}
@@ -414,9 +423,38 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 	return s
 }
 
-// WriteJSON writes the JSON summary.
+// WriteJSON writes the JSON summary; a workload's closing section becomes
+// a top-level member under its key (e.g. "stream").
 func WriteJSON(w io.Writer, results []*engine.PhaseResult, info engine.Info) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(BuildSummary(results, info))
+	s := BuildSummary(results, info)
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	if n := len(results); n > 0 && results[n-1].Closing != nil && results[n-1].Closing.JSONKey != "" {
+		c := results[n-1].Closing
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		extra, err := json.Marshal(c.JSON)
+		if err != nil {
+			return fmt.Errorf("%s section: %w", c.JSONKey, err)
+		}
+		m[c.JSONKey] = extra
+		if len(c.Problems) > 0 {
+			pb, _ := json.Marshal(c.Problems)
+			m["problems"] = pb
+		}
+		if b, err = json.Marshal(m); err != nil {
+			return err
+		}
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = w.Write(out.Bytes())
+	return err
 }

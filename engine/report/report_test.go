@@ -52,7 +52,7 @@ func sampleResult(intended bool, measurement string) *engine.PhaseResult {
 	set.Record(measure.Slot(engine.OpUpdate, measure.OK), 7000)
 	set.Ops = 1002
 	return &engine.PhaseResult{Phase: engine.PhaseRun, RunTime: 2 * time.Second, Set: set,
-		Percentiles: []float64{50, 95, 99}, Intended: intended, Measurement: measurement}
+		Percentiles: []float64{50, 95, 99}, Intended: intended, Measurement: measurement, OpNames: engine.OpNames}
 }
 
 // The report must parse like YCSB's: "[NAME], Measurement, value" lines

@@ -125,13 +125,13 @@ func NewHDRLog(w io.Writer, start time.Time) *HDRLog {
 }
 
 // Interval writes one interval. It matches engine.Options.OnInterval.
-func (l *HDRLog) Interval(phase engine.Phase, start, end time.Time, set *measure.Set) {
+func (l *HDRLog) Interval(phase engine.Phase, names []string, start, end time.Time, set *measure.Set) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
 		return
 	}
-	for op := 0; op < len(engine.OpNames); op++ {
+	for op := 0; op < len(names) && op < measure.NumOps; op++ {
 		for _, v := range []struct {
 			variant int
 			prefix  string
@@ -141,7 +141,7 @@ func (l *HDRLog) Interval(phase engine.Phase, start, end time.Time, set *measure
 			if h == nil || h.TotalCount() == 0 {
 				continue
 			}
-			tag := v.prefix + engine.OpNames[op] + v.suffix
+			tag := v.prefix + names[op] + v.suffix
 			if phase == engine.PhaseLoad {
 				tag = "LOAD-" + tag
 			}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Headless smoke run: a short YCSB run on the memory store with every
+# export, whose report and files are checked.
+set -euo pipefail
+BIN=${1:?usage: smoke.sh BENCHTOP_BINARY}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$(dirname "$0")/.."
+
+fail() { echo "smoke: FAIL: $*"; echo "--- stdout"; cat "$tmp/out.txt"; echo "--- stderr"; cat "$tmp/err.txt"; exit 1; }
+
+# Exact counts: every operation done and reported once.
+"$BIN" run memory -P workloads/workloada -p recordcount=20000 -p operationcount=400000 \
+	-threads 4 >"$tmp/out.txt" 2>"$tmp/err.txt" </dev/null
+grep -q '^\[OVERALL\], RunTime(ms), [0-9]' "$tmp/out.txt" || fail "no [OVERALL] RunTime"
+grep -q '^\[OVERALL\], Throughput(ops/sec), [0-9]' "$tmp/out.txt" || fail "no throughput"
+reads=$(sed -n 's/^\[READ\], Return=OK, //p' "$tmp/out.txt")
+updates=$(sed -n 's/^\[UPDATE\], Return=OK, //p' "$tmp/out.txt")
+[[ $((reads + updates)) -eq 400000 ]] || fail "READ+UPDATE OK = $reads+$updates, want 400000"
+grep -q '^\[READ\], 99thPercentileLatency(us), [0-9]' "$tmp/out.txt" || fail "no READ p99"
+grep -q '^\[LOAD\], Operations, 20000' "$tmp/out.txt" || fail "no load phase of 20000 records"
+
+# Timed run with scheduled changes and every export.
+"$BIN" run memory -P workloads/workloada -p recordcount=20000 -p operationcount=0 -p maxexecutiontime=3 \
+	-threads 4 -s --json "$tmp/s.json" --timeseries "$tmp/t.csv" --hdr-log "$tmp/h.hlog" \
+	--at 1s:threads=2 --at 2s:partitions=4 >"$tmp/out.txt" 2>"$tmp/err.txt" </dev/null
+grep -q '^\[OVERALL\], RunTime(ms), [0-9]' "$tmp/out.txt" || fail "no [OVERALL] RunTime in the timed run"
+grep -q 'sec: .* operations; .* current ops/sec' "$tmp/err.txt" || fail "no -s status lines"
+grep -q '"segments"' "$tmp/s.json" || fail "JSON has no segments"
+python3 - "$tmp/s.json" <<'PY' || fail "JSON summary content"
+import json, sys
+s = json.load(open(sys.argv[1]))
+segs = s["segments"]
+assert len(segs) >= 2, segs
+for k in ("threads", "partitions", "target", "ops_per_sec", "p50_us", "p95_us", "p99_us", "errors"):
+    assert k in segs[0], k
+assert any(g["threads"] == 2 for g in segs), "no segment with 2 threads"
+PY
+[[ $(wc -l <"$tmp/t.csv") -ge 2 ]] || fail "time series has no rows"
+grep -q '^#\[StartTime' "$tmp/h.hlog" || fail "HDR log has no header"
+grep -q 'Tag=READ,' "$tmp/h.hlog" || fail "HDR log has no READ intervals"
+
+# Bad input: one line, exit 2.
+set +e
+"$BIN" run memory -threads 0 >"$tmp/bad.out" 2>"$tmp/bad.err"
+code=$?
+set -e
+[[ $code -eq 2 ]] || fail "-threads 0 exited $code, want 2"
+[[ $(wc -l <"$tmp/bad.err") -eq 1 ]] || fail "-threads 0 printed more than one line"
+
+# SIGINT mid-run: report printed, exit 130.
+"$BIN" run memory -p recordcount=1000 --headless >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+sleep 1.5
+kill -INT $pid
+set +e
+wait $pid
+code=$?
+set -e
+[[ $code -eq 130 ]] || fail "SIGINT exit $code, want 130"
+grep -q '^\[OVERALL\], RunTime' "$tmp/int.out" || fail "no report after SIGINT"
+echo "smoke: PASS ($(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$tmp/out.txt") ops/s)"

@@ -1,0 +1,148 @@
+// Package workload is the contract between the engine's runner and the
+// workloads it drives (YCSB's core workload is built into the engine; the
+// partitioned-stream and time-series workloads live in packages of their
+// own and register here). It imports nothing of benchtop but the adapter
+// contract, so that workload packages need not import the engine.
+package workload
+
+import (
+	"context"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"benchtop/adapters"
+)
+
+// MaxOps is the number of operation types a workload may name.
+const MaxOps = 8
+
+// SubRecorder records a sub-operation measured inside one step (the READ
+// and UPDATE of a read-modify-write), with times from the step's clock.
+type SubRecorder func(op int, start, end int64, err error)
+
+// Worker is one worker goroutine's state. The runner calls it from that
+// goroutine only; it paces and measures around each call.
+type Worker interface {
+	// Transaction performs one run-phase step: one operation or one batch.
+	// It returns the operation type, how many operations it counts for
+	// (a batch of 500 rows counts 500) and the error.
+	Transaction(ctx context.Context, clock func() int64, sub SubRecorder) (op, n int, err error)
+	// Load performs one load-phase step of up to limit(want) records and
+	// returns how many it wrote; 0 means the load is done.
+	Load(ctx context.Context, limit func(want int) int) (n int, err error)
+}
+
+// Workload is what the runner drives.
+type Workload interface {
+	// OpNames names the operation types by index (at most MaxOps), in the
+	// order reports list them: YCSB names for the core workload.
+	OpNames() []string
+	// LoadOp is the operation type load steps are recorded under.
+	LoadOp() int
+	// NewWorker makes the state of one worker goroutine.
+	NewWorker(seed uint64) Worker
+}
+
+// Starter is implemented by workloads with goroutines of their own (the
+// stream's consumers). Start is called before the first worker of a phase,
+// Stop after its last worker returned (with a context bounding the drain).
+type Starter interface {
+	Start(ctx context.Context, phase string, partitions int) error
+	Stop(ctx context.Context) error
+}
+
+// Partitioned is implemented by workloads that own the partition count
+// (the stream: one consumer per partition). The runner sends
+// SetPartitions to the workload rather than to the adapter.
+type Partitioned interface {
+	SetPartitions(ctx context.Context, n int) error
+}
+
+// Sample is what a Sampler reports for one interval.
+type Sample struct {
+	// Delta holds counts for this interval, e.g. {"rows": 1e6, "mb": 220};
+	// the runner sums them per segment and reports KEY_per_sec.
+	Delta map[string]float64
+	// View is workload-specific detail for the screen (per-partition
+	// rates and lags, ...). It must be immutable once returned.
+	View any
+	// Warnings are shown while they last.
+	Warnings []string
+}
+
+// Sampler is implemented by workloads with figures of their own; the runner
+// calls Sample once per interval from its sampler goroutine.
+type Sampler interface {
+	Sample(interval time.Duration) Sample
+}
+
+// Final is a workload's closing section of the report.
+type Final struct {
+	// Text is written after the YCSB part of the text report.
+	Text func(w io.Writer)
+	// JSONKey and JSON become a top-level member of the JSON summary,
+	// e.g. "stream": {...}.
+	JSONKey string
+	JSON    any
+	// Problems (lost rows, points missing after ingest, ...) make the
+	// exit status non-zero; each is one line.
+	Problems []string
+}
+
+// Finisher is implemented by workloads that check or summarise at the end
+// of the last phase (count what was stored, compare with what was sent).
+type Finisher interface {
+	Finish(ctx context.Context) (Final, error)
+}
+
+// Factory validates properties and builds a workload.
+type Factory struct {
+	// Name is the value of the `workload` property that selects it.
+	Name string
+	// Validate checks the workload's own properties before anything
+	// touches the database; it returns a *adapters.ConfigError for bad
+	// input.
+	Validate func(props adapters.Properties) error
+	// Properties lists the property names (or prefixes ending in '.') the
+	// workload reads, so that they draw no unknown-property warning.
+	Properties []string
+	// New builds the workload on an open adapter.
+	New func(props adapters.Properties, db adapters.DB) (Workload, error)
+}
+
+var (
+	mu        sync.RWMutex
+	factories = map[string]Factory{}
+)
+
+// Register adds a workload factory; it panics on a duplicate name.
+func Register(f Factory) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := factories[f.Name]; dup {
+		panic("workload: duplicate registration of " + f.Name)
+	}
+	factories[f.Name] = f
+}
+
+// Lookup returns the factory registered under name.
+func Lookup(name string) (Factory, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	f, ok := factories[name]
+	return f, ok
+}
+
+// Names lists the registered workload names.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]string, 0, len(factories))
+	for n := range factories {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
