@@ -225,8 +225,22 @@ func WriteSegments(w io.Writer, segs []engine.Segment) {
 		return
 	}
 	fmt.Fprintf(w, "\n# Segments (one per configuration held; latency from the intended start when a target was set)\n")
-	fmt.Fprintf(w, "%3s  %-8s %8s %8s %11s %11s %14s %9s %9s %9s %8s %5s  %s\n",
-		"#", "from", "duration", "threads", "partitions", "target", "ops/s", "p50", "p95", "p99", "errors", "cpu", "")
+	var extras []string
+	seen := map[string]bool{}
+	for _, s := range segs {
+		for k := range s.Extra {
+			if !seen[k] {
+				seen[k] = true
+				extras = append(extras, k)
+			}
+		}
+	}
+	sort.Strings(extras)
+	head := fmt.Sprintf("%3s  %-8s %8s %8s %11s %11s %14s", "#", "from", "duration", "threads", "partitions", "target", "ops/s")
+	for _, k := range extras {
+		head += fmt.Sprintf(" %14s", strings.ReplaceAll(strings.TrimSuffix(k, "_per_sec"), "_", " ")+"/s")
+	}
+	fmt.Fprintf(w, "%s %9s %9s %9s %8s %5s\n", head, "p50", "p95", "p99", "errors", "cpu")
 	for _, s := range segs {
 		mark := ""
 		if s.Knee {
@@ -242,9 +256,18 @@ func WriteSegments(w io.Writer, segs []engine.Segment) {
 		if s.Target > 0 {
 			target = FormatCount(int64(s.Target))
 		}
-		fmt.Fprintf(w, "%3d  %-8s %8s %8d %11d %11s %14s %9s %9s %9s %8d %4.0f%%  %s\n",
+		row := fmt.Sprintf("%3d  %-8s %8s %8d %11d %11s %14s",
 			s.Index, clock(s.Start), s.Duration().Round(100*time.Millisecond).String(), s.Threads, s.Partitions, target,
-			FormatCount(int64(math.Round(s.OpsPerSec))), FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99),
+			FormatCount(int64(math.Round(s.OpsPerSec))))
+		for _, k := range extras {
+			v := s.Extra[k]
+			if v >= 100 {
+				row += fmt.Sprintf(" %14s", FormatCount(int64(math.Round(v))))
+			} else {
+				row += fmt.Sprintf(" %14.2f", v)
+			}
+		}
+		fmt.Fprintf(w, "%s %9s %9s %9s %8d %4.0f%%  %s\n", row, FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99),
 			s.Errors, s.CPU, strings.TrimSpace(mark+"  "+s.Label))
 	}
 }
@@ -344,23 +367,44 @@ type OpStats struct {
 
 // SegmentSummary is one row of the what-if table.
 type SegmentSummary struct {
-	Index      int                `json:"index"`
-	StartS     float64            `json:"start_s"`
-	DurationS  float64            `json:"duration_s"`
-	Label      string             `json:"label"`
-	Threads    int                `json:"threads"`
-	Partitions int                `json:"partitions"`
-	Target     float64            `json:"target"`
-	Ops        int64              `json:"operations"`
-	OpsPerSec  float64            `json:"ops_per_sec"`
-	P50US      float64            `json:"p50_us"`
-	P95US      float64            `json:"p95_us"`
-	P99US      float64            `json:"p99_us"`
-	Errors     int64              `json:"errors"`
-	CPU        float64            `json:"cpu_percent"`
-	Best       bool               `json:"best"`
-	Knee       bool               `json:"knee"`
-	Extra      map[string]float64 `json:"extra,omitempty"`
+	Index      int     `json:"index"`
+	StartS     float64 `json:"start_s"`
+	DurationS  float64 `json:"duration_s"`
+	Label      string  `json:"label"`
+	Threads    int     `json:"threads"`
+	Partitions int     `json:"partitions"`
+	Target     float64 `json:"target"`
+	Ops        int64   `json:"operations"`
+	OpsPerSec  float64 `json:"ops_per_sec"`
+	P50US      float64 `json:"p50_us"`
+	P95US      float64 `json:"p95_us"`
+	P99US      float64 `json:"p99_us"`
+	Errors     int64   `json:"errors"`
+	CPU        float64 `json:"cpu_percent"`
+	Best       bool    `json:"best"`
+	Knee       bool    `json:"knee"`
+	// Extra holds workload figures (rows_per_sec, mb_per_sec, ...); they
+	// are written as members of the segment object itself.
+	Extra map[string]float64 `json:"-"`
+}
+
+// MarshalJSON writes the segment with its Extra figures as members.
+func (s SegmentSummary) MarshalJSON() ([]byte, error) {
+	type plain SegmentSummary
+	b, err := json.Marshal(plain(s))
+	if err != nil || len(s.Extra) == 0 {
+		return b, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range s.Extra {
+		if _, taken := m[k]; !taken {
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
 }
 
 func usf(d time.Duration) float64 { return float64(d) / 1e3 }
