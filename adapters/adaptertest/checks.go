@@ -1,0 +1,908 @@
+package adaptertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"benchtop/adapters"
+)
+
+func (s *suite) testRoundTrip(t *testing.T) {
+	ctx := t.Context()
+	c := s.client()
+	key := s.key("rt/k1")
+	if err := c.insert(ctx, key, "rt", fieldNames); err != nil {
+		t.Fatalf("Insert(%q): %v", key, err)
+	}
+	got, err := c.read(ctx, key, nil)
+	if err != nil {
+		t.Fatalf("Read(%q, all fields): %v", key, err)
+	}
+	if d := diffFields(got, want(key, "rt", fieldNames)); d != "" {
+		t.Errorf("Read(%q, all fields): %s", key, d)
+	}
+
+	// Every byte value, and a value of a few kilobytes.
+	key = s.key("rt/bytes")
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	big := make([]byte, 4000)
+	for i := range big {
+		big[i] = byte(255 - i%256)
+	}
+	vals := map[string][]byte{"every": all, "big": big, "ff": {0xff, 0xff, 0x00, 0x00}}
+	if err := c.insertRaw(ctx, key, vals); err != nil {
+		t.Fatalf("Insert(%q): %v", key, err)
+	}
+	got, err = c.read(ctx, key, nil)
+	if err != nil {
+		t.Fatalf("Read(%q, all fields): %v", key, err)
+	}
+	if d := diffFields(got, vals); d != "" {
+		t.Errorf("Read(%q, all fields): %s", key, d)
+	}
+}
+
+func (s *suite) testReadFieldSubset(t *testing.T) {
+	ctx := t.Context()
+	c := s.client()
+	key := s.key("fs/k1")
+	if err := c.insert(ctx, key, "fs", fieldNames); err != nil {
+		t.Fatalf("Insert(%q): %v", key, err)
+	}
+	for _, fields := range [][]string{{"field1", "field3"}, {"field2"}, {"field0", "field1", "field2"}} {
+		got, err := c.read(ctx, key, fields)
+		if err != nil {
+			t.Errorf("Read(%q, %q): %v", key, fields, err)
+			continue
+		}
+		if d := diffFields(got, want(key, "fs", fields)); d != "" {
+			t.Errorf("Read(%q, %q): %s", key, fields, d)
+		}
+	}
+}
+
+func (s *suite) testUpdate(t *testing.T) {
+	ctx := t.Context()
+	c := s.client()
+	key := s.key("up/k1")
+	if err := c.insert(ctx, key, "u1", fieldNames); err != nil {
+		t.Fatalf("Insert(%q): %v", key, err)
+	}
+	tags := map[string]string{"field0": "u1", "field1": "u1", "field2": "u1", "field3": "u1"}
+	for _, step := range []struct {
+		tag    string
+		fields []string
+	}{
+		{"u2", []string{"field2"}},
+		{"u3", []string{"field0", "field3"}},
+	} {
+		if err := c.update(ctx, key, step.tag, step.fields); err != nil {
+			t.Fatalf("Update(%q, %q): %v", key, step.fields, err)
+		}
+		for _, f := range step.fields {
+			tags[f] = step.tag
+		}
+		got, err := c.read(ctx, key, nil)
+		if err != nil {
+			t.Fatalf("Read(%q) after updating %q: %v", key, step.fields, err)
+		}
+		if d := diffFields(got, wantTags(key, tags)); d != "" {
+			t.Errorf("Read(%q) after updating %q: %s", key, step.fields, d)
+		}
+	}
+	got, err := c.read(ctx, key, []string{"field1", "field2"})
+	if err != nil {
+		t.Fatalf("Read(%q, field subset) after updates: %v", key, err)
+	}
+	if d := diffFields(got, map[string][]byte{
+		"field1": value(key, "field1", "u1"),
+		"field2": value(key, "field2", "u2"),
+	}); d != "" {
+		t.Errorf("Read(%q, field subset) after updates: %s", key, d)
+	}
+}
+
+// wantTags is want for fields written with different tags.
+func wantTags(key string, tags map[string]string) map[string][]byte {
+	m := make(map[string][]byte, len(tags))
+	for f, tag := range tags {
+		m[f] = value(key, f, tag)
+	}
+	return m
+}
+
+// checkNotFound checks that err reports a missing key as the contract
+// says: wrapping adapters.ErrNotFound, of kind "not_found".
+func checkNotFound(t *testing.T, op string, err error) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: no error, want one wrapping adapters.ErrNotFound", op)
+		return
+	}
+	if !errors.Is(err, adapters.ErrNotFound) {
+		t.Errorf("%s: error %q does not wrap adapters.ErrNotFound", op, err)
+	}
+	if k := adapters.Kind(err); k != adapters.KindNotFound {
+		t.Errorf("%s: adapters.Kind(%q) = %q, want %q", op, err, k, adapters.KindNotFound)
+	}
+}
+
+func (s *suite) testNotFound(t *testing.T) {
+	ctx := t.Context()
+	c := s.client()
+	key := s.key("nf/never-written")
+	_, err := c.read(ctx, key, nil)
+	checkNotFound(t, fmt.Sprintf("Read(%q)", key), err)
+	_, err = c.read(ctx, key, []string{"field1"})
+	checkNotFound(t, fmt.Sprintf("Read(%q, [field1])", key), err)
+}
+
+func (s *suite) testDelete(t *testing.T) {
+	ctx := t.Context()
+	c := s.client()
+	key := s.key("del/k1")
+	if err := c.insert(ctx, key, "d", fieldNames); err != nil {
+		t.Fatalf("Insert(%q): %v", key, err)
+	}
+	if _, err := c.read(ctx, key, nil); err != nil {
+		t.Fatalf("Read(%q) before Delete: %v", key, err)
+	}
+	if err := c.delete(ctx, key); err != nil {
+		t.Fatalf("Delete(%q): %v", key, err)
+	}
+	_, err := c.read(ctx, key, nil)
+	checkNotFound(t, fmt.Sprintf("Read(%q) after Delete", key), err)
+}
+
+// scanKeys are the keys of the scan test. Their prefix sorts after those
+// of the other tests ('~' is the largest printable ASCII byte), so that on
+// a server holding only this run's data nothing follows them.
+func (s *suite) scanKeys() []string {
+	keys := make([]string, 50)
+	for i := range keys {
+		keys[i] = s.key("~scan/k%03d", i)
+	}
+	return keys
+}
+
+func (s *suite) testScan(t *testing.T) {
+	ctx := t.Context()
+	c := s.client()
+	keys := s.scanKeys()
+	// Insert out of order, so that insertion order cannot pass for key
+	// order.
+	for _, i := range rand.Perm(len(keys)) {
+		if err := c.insert(ctx, keys[i], "s", fieldNames); err != nil {
+			t.Fatalf("Insert(%q): %v", keys[i], err)
+		}
+	}
+	if s.unordered {
+		s.testScanUnordered(t, c, keys)
+		return
+	}
+	for _, tc := range []struct {
+		name   string
+		start  string
+		count  int
+		fields []string
+		want   []string
+	}{
+		{"first ten", keys[0], 10, nil, keys[0:10]},
+		{"from before the first key", s.key("~scan/"), 3, nil, keys[0:3]},
+		{"middle", keys[17], 5, nil, keys[17:22]},
+		{"start between two keys", keys[9] + "~", 6, nil, keys[10:16]},
+		{"one", keys[49], 1, nil, keys[49:50]},
+		{"field subset", keys[30], 5, []string{"field1", "field3"}, keys[30:35]},
+		{"all fifty", keys[0], 50, []string{"field2"}, keys},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := c.scan(ctx, tc.start, tc.count, tc.fields)
+			if err != nil {
+				t.Fatalf("Scan(%q, %d): %v", tc.start, tc.count, err)
+			}
+			fields := tc.fields
+			if fields == nil {
+				fields = fieldNames
+			}
+			if !slices.Equal(recordKeys(got), tc.want) {
+				t.Fatalf("Scan(%q, %d) returned keys %s, want %s", tc.start, tc.count, short(recordKeys(got)), short(tc.want))
+			}
+			for _, r := range got {
+				if d := diffFields(r.Fields, want(r.Key, "s", fields)); d != "" {
+					t.Errorf("Scan(%q, %d, %q): record %q: %s", tc.start, tc.count, tc.fields, r.Key, d)
+				}
+			}
+		})
+	}
+	t.Run("past the end", func(t *testing.T) {
+		// Ten asked, five of ours left. On a shared server other data may
+		// follow our keys; it may be returned but must come after them.
+		got, err := c.scan(ctx, keys[45], 10, nil)
+		if err != nil {
+			t.Fatalf("Scan(%q, 10): %v", keys[45], err)
+		}
+		gotKeys := recordKeys(got)
+		if len(got) < 5 || !slices.Equal(gotKeys[:5], keys[45:]) {
+			t.Fatalf("Scan(%q, 10) returned keys %s, want %s first", keys[45], short(gotKeys), short(keys[45:]))
+		}
+		if len(got) > 10 {
+			t.Errorf("Scan(%q, 10) returned %d records", keys[45], len(got))
+		}
+		for i, r := range got[5:] {
+			if strings.HasPrefix(r.Key, s.key("~scan/")) || r.Key <= gotKeys[4+i] {
+				t.Errorf("Scan(%q, 10): record %d is %q, after %q; want fewer records, or only other data in key order", keys[45], 5+i, r.Key, gotKeys[4+i])
+			}
+		}
+		for _, r := range got[:5] {
+			if d := diffFields(r.Fields, want(r.Key, "s", fieldNames)); d != "" {
+				t.Errorf("Scan(%q, 10): record %q: %s", keys[45], r.Key, d)
+			}
+		}
+	})
+}
+
+// testScanUnordered checks what can be checked of an adapter whose
+// Capabilities say scans are unordered. On a hash-partitioned store (a
+// DynamoDB table keyed by a hash key) a scan runs in hash order and its
+// start key is a position in that order, not a lower bound on keys; so
+// neither the order, nor which record comes first, nor "fewer near the
+// end" can be checked. What remains: the scan returns no more than
+// asked, no record twice, and every record of ours it returns is real
+// and complete (or has exactly the requested fields). Records of other
+// data on a shared server are ignored.
+func (s *suite) testScanUnordered(t *testing.T, c *client, keys []string) {
+	ctx := t.Context()
+	ours := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		ours[k] = true
+	}
+	for _, tc := range []struct {
+		start  string
+		count  int
+		fields []string
+	}{
+		{keys[0], 10, nil},
+		{keys[20], 7, []string{"field1", "field3"}},
+		{keys[45], 10, nil},
+	} {
+		got, err := c.scan(ctx, tc.start, tc.count, tc.fields)
+		if err != nil {
+			t.Errorf("Scan(%q, %d): %v", tc.start, tc.count, err)
+			continue
+		}
+		if len(got) > tc.count {
+			t.Errorf("Scan(%q, %d) returned %d records", tc.start, tc.count, len(got))
+		}
+		fields := tc.fields
+		if fields == nil {
+			fields = fieldNames
+		}
+		seen := map[string]bool{}
+		for _, r := range got {
+			if seen[r.Key] {
+				t.Errorf("Scan(%q, %d) returned %q twice", tc.start, tc.count, r.Key)
+			}
+			seen[r.Key] = true
+			if strings.HasPrefix(r.Key, s.key("~scan/")) && !ours[r.Key] {
+				t.Errorf("Scan(%q, %d) returned %q, which was never written", tc.start, tc.count, r.Key)
+				continue
+			}
+			if !ours[r.Key] {
+				continue
+			}
+			if d := diffFields(r.Fields, want(r.Key, "s", fields)); d != "" {
+				t.Errorf("Scan(%q, %d, %q): record %q: %s", tc.start, tc.count, tc.fields, r.Key, d)
+			}
+		}
+	}
+}
+
+func recordKeys(recs []adapters.Record) []string {
+	keys := make([]string, len(recs))
+	for i, r := range recs {
+		keys[i] = r.Key
+	}
+	return keys
+}
+
+// short formats a list of keys for a failure message.
+func short(keys []string) string {
+	if len(keys) <= 6 {
+		return fmt.Sprintf("%q", keys)
+	}
+	return fmt.Sprintf("%q ... %q (%d keys)", keys[:3], keys[len(keys)-2:], len(keys))
+}
+
+// testConcurrentWriters runs 8 writers of 200 operations each: every
+// writer inserts and updates keys of its own and updates 10 keys that all
+// share. Afterwards each own key must hold exactly its writer's last
+// write, and each shared key a value that one of the writers wrote, whole:
+// both updated fields from the same write.
+func (s *suite) testConcurrentWriters(t *testing.T) {
+	const (
+		writers = 8
+		ops     = 200
+		own     = 20
+		shared  = 10
+	)
+	ctx := t.Context()
+	c := s.client()
+	sharedKeys := make([]string, shared)
+	for i := range sharedKeys {
+		sharedKeys[i] = s.key("cw/shared%02d", i)
+		if err := c.insert(ctx, sharedKeys[i], "init", fieldNames); err != nil {
+			t.Fatalf("Insert(%q): %v", sharedKeys[i], err)
+		}
+	}
+	updated := fieldNames[1:3]
+
+	type result struct {
+		last    map[string]map[string]string // own key → field → tag
+		written map[string]map[string]bool   // shared key → tags written
+	}
+	results := make([]result, writers)
+	var lim limit
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Go(func() {
+			c := s.client()
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			res := result{last: map[string]map[string]string{}, written: map[string]map[string]bool{}}
+			defer func() { results[g] = res }()
+			ownKeys := make([]string, own)
+			for i := range ownKeys {
+				ownKeys[i] = s.key("cw/w%d/k%02d", g, i)
+			}
+			for i := range ops {
+				tag := fmt.Sprintf("w%d.%d", g, i)
+				var err error
+				var key, op string
+				switch {
+				case i < own:
+					key, op = ownKeys[i], "Insert"
+					err = c.insert(ctx, key, tag, fieldNames)
+					res.last[key] = map[string]string{}
+					for _, f := range fieldNames {
+						res.last[key][f] = tag
+					}
+				case i%2 == 0:
+					key, op = ownKeys[rng.IntN(own)], "Update"
+					err = c.update(ctx, key, tag, updated)
+					for _, f := range updated {
+						res.last[key][f] = tag
+					}
+				default:
+					key, op = sharedKeys[rng.IntN(shared)], "Update"
+					err = c.update(ctx, key, tag, updated)
+					if res.written[key] == nil {
+						res.written[key] = map[string]bool{}
+					}
+					res.written[key][tag] = true
+				}
+				if err != nil && !lim.errorf(t, "writer %d: %s(%q): %v", g, op, key, err) {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return // a write failed, so what the keys hold is not known
+	}
+
+	for _, res := range results {
+		for key, tags := range res.last {
+			got, err := c.read(ctx, key, nil)
+			if err != nil {
+				if !lim.errorf(t, "Read(%q): %v", key, err) {
+					return
+				}
+				continue
+			}
+			if d := diffFields(got, wantTags(key, tags)); d != "" && !lim.errorf(t, "Read(%q), written by one writer: %s", key, d) {
+				return
+			}
+		}
+	}
+	for _, key := range sharedKeys {
+		got, err := c.read(ctx, key, nil)
+		if err != nil {
+			if !lim.errorf(t, "Read(%q): %v", key, err) {
+				return
+			}
+			continue
+		}
+		// The tag of the surviving write, taken from field1; the expected
+		// record is then fully determined.
+		tag := "init"
+		for _, f := range got {
+			if f.Name == "field1" {
+				tag = tagOf(f.Value)
+			}
+		}
+		ok := tag == "init"
+		for _, res := range results {
+			ok = ok || res.written[key][tag]
+		}
+		if !ok {
+			lim.errorf(t, "Read(%q): field1 has tag %q, which no writer wrote to this key", key, tag)
+			continue
+		}
+		w := map[string]string{"field0": "init", "field1": tag, "field2": tag, "field3": "init"}
+		if d := diffFields(got, wantTags(key, w)); d != "" && !lim.errorf(t, "Read(%q), written by all writers (want field1 and field2 from write %q, the others untouched): %s", key, tag, d) {
+			return
+		}
+	}
+}
+
+// testIntegrity writes 60 records, reads them back in another order,
+// updates half of them and reads everything again.
+func (s *suite) testIntegrity(t *testing.T) {
+	const n = 60
+	ctx := t.Context()
+	c := s.client()
+	keys := make([]string, n)
+	tags := make([]map[string]string, n)
+	for i := range keys {
+		keys[i] = s.key("int/k%03d", i)
+		if err := c.insert(ctx, keys[i], "a", fieldNames); err != nil {
+			t.Fatalf("Insert(%q): %v", keys[i], err)
+		}
+		tags[i] = map[string]string{"field0": "a", "field1": "a", "field2": "a", "field3": "a"}
+	}
+	var lim limit
+	check := func(when string) bool {
+		for _, i := range rand.Perm(n) {
+			got, err := c.read(ctx, keys[i], nil)
+			if err != nil {
+				if !lim.errorf(t, "Read(%q) %s: %v", keys[i], when, err) {
+					return false
+				}
+				continue
+			}
+			if d := diffFields(got, wantTags(keys[i], tags[i])); d != "" && !lim.errorf(t, "Read(%q) %s: %s", keys[i], when, d) {
+				return false
+			}
+		}
+		return true
+	}
+	if !check("after insert") {
+		return
+	}
+	for i := 0; i < n; i += 2 {
+		if err := c.update(ctx, keys[i], "b", []string{"field0", "field3"}); err != nil {
+			t.Fatalf("Update(%q): %v", keys[i], err)
+		}
+		tags[i]["field0"], tags[i]["field3"] = "b", "b"
+	}
+	if !check("after update") {
+		return
+	}
+	for i := 1; i < n; i += 2 {
+		got, err := c.read(ctx, keys[i], []string{"field2"})
+		if err != nil {
+			if !lim.errorf(t, "Read(%q, [field2]): %v", keys[i], err) {
+				return
+			}
+			continue
+		}
+		if d := diffFields(got, want(keys[i], "a", []string{"field2"})); d != "" && !lim.errorf(t, "Read(%q, [field2]): %s", keys[i], d) {
+			return
+		}
+	}
+}
+
+// testOwnership checks the ownership rule of package adapters in both
+// directions: the adapter must copy what it keeps of the caller's buffers
+// (which the client scribbles over after every call), and what it hands
+// out must not change afterwards.
+func (s *suite) testOwnership(t *testing.T) {
+	const n = 20
+	ctx := t.Context()
+	c := s.client()
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = s.key("own/k%02d", i)
+		if err := c.insert(ctx, keys[i], "o1", fieldNames); err != nil {
+			t.Fatalf("Insert(%q): %v", keys[i], err)
+		}
+	}
+	// Read back with ordinary strings, not through the scribbled buffers.
+	var lim limit
+	readBack := func(when string, tags map[string]string) {
+		for _, k := range keys {
+			got, err := s.db.Read(ctx, s.table, k, nil, nil)
+			if err != nil {
+				lim.errorf(t, "Read(%q) %s: %v (was the key kept instead of copied?)", k, when, err)
+				continue
+			}
+			if d := diffFields(got, wantTags(k, tags)); d != "" {
+				lim.errorf(t, "Read(%q) %s: %s (was a buffer kept instead of copied?)", k, when, d)
+			}
+		}
+	}
+	tags := map[string]string{"field0": "o1", "field1": "o1", "field2": "o1", "field3": "o1"}
+	readBack("after inserts from reused buffers", tags)
+	for _, k := range keys {
+		if err := c.update(ctx, k, "o2", []string{"field1"}); err != nil {
+			t.Fatalf("Update(%q): %v", k, err)
+		}
+	}
+	tags["field1"] = "o2"
+	readBack("after updates from reused buffers", tags)
+	if t.Failed() {
+		return
+	}
+
+	// Read appends to dst and leaves what is there.
+	sentinel := adapters.Field{Name: "sentinel", Value: []byte("keep")}
+	dst := make([]adapters.Field, 1, 16)
+	dst[0] = sentinel
+	got, err := s.db.Read(ctx, s.table, keys[0], nil, dst)
+	if err != nil {
+		t.Fatalf("Read(%q): %v", keys[0], err)
+	}
+	if len(got) == 0 || got[0].Name != "sentinel" || string(got[0].Value) != "keep" {
+		t.Fatalf("Read(%q, dst) did not append to dst: got %d fields, first %q", keys[0], len(got), fieldName(got))
+	}
+	if d := diffFields(got[1:], wantTags(keys[0], tags)); d != "" {
+		t.Errorf("Read(%q, dst): %s", keys[0], d)
+	}
+	// Values handed out stay as they were when the record changes later.
+	held := cloneFields(got[1:])
+	if err := c.update(ctx, keys[0], "o3", fieldNames); err != nil {
+		t.Fatalf("Update(%q): %v", keys[0], err)
+	}
+	if d := diffFields(got[1:], held); d != "" {
+		t.Errorf("values returned by Read(%q) changed after a later Update: %s", keys[0], d)
+	}
+
+	if s.unordered {
+		return
+	}
+	// Scan results, checked after the start key's buffer was scribbled.
+	recs, err := c.scan(ctx, keys[1], n-1, nil)
+	if err != nil {
+		t.Fatalf("Scan(%q, %d): %v", keys[1], n-1, err)
+	}
+	if !slices.Equal(recordKeys(recs), keys[1:]) {
+		t.Fatalf("Scan(%q, %d) returned keys %s, want %s (was the start key handed back?)", keys[1], n-1, short(recordKeys(recs)), short(keys[1:]))
+	}
+	for _, r := range recs {
+		if d := diffFields(r.Fields, wantTags(r.Key, tags)); d != "" {
+			lim.errorf(t, "Scan(%q, %d): record %q: %s", keys[1], n-1, r.Key, d)
+		}
+	}
+	// Scan appends to dst.
+	rdst := make([]adapters.Record, 1, 8)
+	rdst[0] = adapters.Record{Key: "sentinel"}
+	recs, err = s.db.Scan(ctx, s.table, keys[0], 2, nil, rdst)
+	if err != nil {
+		t.Fatalf("Scan(%q, 2): %v", keys[0], err)
+	}
+	if len(recs) != 3 || recs[0].Key != "sentinel" || recs[1].Key != keys[0] || recs[2].Key != keys[1] {
+		t.Errorf("Scan(%q, 2, dst holding one record) returned keys %q, want [sentinel %q %q]", keys[0], recordKeys(recs), keys[0], keys[1])
+	}
+}
+
+func fieldName(fs []adapters.Field) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	return fs[0].Name
+}
+
+func cloneFields(fs []adapters.Field) map[string][]byte {
+	m := make(map[string][]byte, len(fs))
+	for _, f := range fs {
+		m[f.Name] = slices.Clone(f.Value)
+	}
+	return m
+}
+
+// testBatchInsert inserts 3×BatchSize()+1 records in chunks of BatchSize,
+// as the load phase does, and reads them all back.
+func (s *suite) testBatchInsert(t *testing.T) {
+	bi, ok := s.db.(adapters.BatchInserter)
+	if !ok {
+		t.Skip("adapter does not implement adapters.BatchInserter")
+	}
+	bs := bi.BatchSize()
+	if bs < 1 {
+		t.Fatalf("BatchSize() = %d, want at least 1", bs)
+	}
+	ctx := t.Context()
+	c := s.client()
+	n := 3*bs + 1
+	if n > 1000 {
+		t.Logf("BatchSize() = %d: inserting %d records", bs, n)
+	}
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = s.key("batch/k%05d", i)
+	}
+	for i := 0; i < n; i += bs {
+		chunk := keys[i:min(i+bs, n)]
+		if err := c.insertBatch(ctx, bi, chunk, "b", fieldNames); err != nil {
+			t.Fatalf("InsertBatch of %d records from %q: %v", len(chunk), chunk[0], err)
+		}
+	}
+	s.readAll(t, keys, func(string) map[string]string {
+		return map[string]string{"field0": "b", "field1": "b", "field2": "b", "field3": "b"}
+	})
+}
+
+// readAll reads keys with 4 goroutines and compares each with the tags
+// expect gives for it.
+func (s *suite) readAll(t *testing.T, keys []string, expect func(key string) map[string]string) {
+	ctx := t.Context()
+	var lim limit
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			c := s.client()
+			for !lim.exceeded() {
+				i := int(next.Add(1) - 1)
+				if i >= len(keys) {
+					return
+				}
+				got, err := c.read(ctx, keys[i], nil)
+				if err != nil {
+					lim.errorf(t, "Read(%q): %v", keys[i], err)
+					continue
+				}
+				if d := diffFields(got, wantTags(keys[i], expect(keys[i]))); d != "" {
+					lim.errorf(t, "Read(%q): %s", keys[i], d)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// testRepartition changes the partition count up and down while two
+// writers insert and update and two readers read (and scan), then checks
+// that every key is there exactly once with its last value.
+func (s *suite) testRepartition(t *testing.T) {
+	rp, ok := s.db.(adapters.Repartitioner)
+	if !ok {
+		t.Skip("adapter does not implement adapters.Repartitioner")
+	}
+	const (
+		pre     = 100 // keys inserted before
+		writers = 2
+		maxNew  = 40 // keys each writer inserts during the run
+		readers = 2
+	)
+	ctx := t.Context()
+	p0 := rp.Partitions()
+	defer func() {
+		if rp.Partitions() != p0 {
+			if err := rp.SetPartitions(context.WithoutCancel(ctx), p0); err != nil {
+				t.Errorf("restoring %d partitions: %v", p0, err)
+			}
+		}
+	}()
+	prefix := s.key("rp/")
+	c := s.client()
+	preKeys := make([]string, pre)
+	for i := range preKeys {
+		preKeys[i] = fmt.Sprintf("%sk%03d", prefix, i)
+		if err := c.insert(ctx, preKeys[i], "init", fieldNames); err != nil {
+			t.Fatalf("Insert(%q): %v", preKeys[i], err)
+		}
+	}
+
+	var (
+		lim      limit
+		progress atomic.Int64 // writes done
+		working  atomic.Int64 // writers still writing
+		done     = make(chan struct{})
+		wg       sync.WaitGroup
+		lasts    = make([]map[string]string, writers) // key → tag of its last write
+	)
+	working.Store(writers)
+	for g := range writers {
+		wg.Go(func() {
+			defer working.Add(-1)
+			c := s.client()
+			rng := rand.New(rand.NewPCG(uint64(g), 2))
+			last := map[string]string{}
+			defer func() { lasts[g] = last }()
+			var mine []string
+			for i, k := range preKeys {
+				if i%writers == g {
+					mine = append(mine, k)
+					last[k] = "init"
+				}
+			}
+			added := 0
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				tag := fmt.Sprintf("w%d.%d", g, i)
+				var err error
+				var key, op string
+				if i%5 == 0 && added < maxNew {
+					key, op = fmt.Sprintf("%sn%d-%02d", prefix, g, added), "Insert"
+					added++
+					mine = append(mine, key)
+					err = c.insert(ctx, key, tag, fieldNames)
+				} else {
+					key, op = mine[rng.IntN(len(mine))], "Update"
+					err = c.update(ctx, key, tag, fieldNames)
+				}
+				if err != nil {
+					lim.errorf(t, "writer %d: %s(%q) while repartitioning: %v", g, op, key, err)
+					return
+				}
+				last[key] = tag
+				progress.Add(1)
+			}
+		})
+	}
+	for r := range readers {
+		wg.Go(func() {
+			c := s.client()
+			rng := rand.New(rand.NewPCG(uint64(r), 3))
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if !s.unordered && i%10 == 9 {
+					recs, err := c.scan(ctx, prefix, 20, nil)
+					if err != nil {
+						lim.errorf(t, "reader %d: Scan(%q, 20) while repartitioning: %v", r, prefix, err)
+						return
+					}
+					for j, rec := range recs {
+						if j > 0 && rec.Key <= recs[j-1].Key {
+							lim.errorf(t, "reader %d: Scan(%q, 20) while repartitioning: %q after %q", r, prefix, rec.Key, recs[j-1].Key)
+						}
+						if msg := selfConsistent(rec.Key, rec.Fields); msg != "" {
+							lim.errorf(t, "reader %d: Scan(%q, 20) while repartitioning: record %q: %s", r, prefix, rec.Key, msg)
+						}
+					}
+					continue
+				}
+				key := preKeys[rng.IntN(pre)]
+				got, err := c.read(ctx, key, nil)
+				if err != nil {
+					lim.errorf(t, "reader %d: Read(%q) while repartitioning: %v", r, key, err)
+					return
+				}
+				if msg := selfConsistent(key, got); msg != "" {
+					lim.errorf(t, "reader %d: Read(%q) while repartitioning: %s", r, key, msg)
+				}
+			}
+		})
+	}
+
+	// Each change waits for some writes to happen under the previous
+	// layout, so that the changes and the load really overlap however
+	// fast or slow the backend is.
+	waitWrites := func() {
+		target := progress.Load() + 20
+		deadline := time.Now().Add(time.Minute)
+		for progress.Load() < target && working.Load() > 0 && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Microsecond)
+		}
+	}
+	for _, n := range []int{4, 1, 7, 2, p0} {
+		waitWrites()
+		if working.Load() == 0 {
+			break // the writers failed
+		}
+		if err := rp.SetPartitions(ctx, n); err != nil {
+			t.Errorf("SetPartitions(%d) under load: %v", n, err)
+			break
+		}
+		if got := rp.Partitions(); got != n {
+			t.Errorf("Partitions() = %d after SetPartitions(%d)", got, n)
+		}
+	}
+	waitWrites()
+	close(done)
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+
+	expect := map[string]string{}
+	for _, last := range lasts {
+		for k, tag := range last {
+			expect[k] = tag
+		}
+	}
+	keys := make([]string, 0, len(expect))
+	for k := range expect {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	s.readAll(t, keys, func(k string) map[string]string {
+		return map[string]string{"field0": expect[k], "field1": expect[k], "field2": expect[k], "field3": expect[k]}
+	})
+	if s.unordered {
+		return // reading every key is all that can be done
+	}
+
+	// Scan the whole prefix, page by page: every key exactly once, in
+	// order, with its last value, and nothing else.
+	var scanned []string
+	start := prefix
+	for page := 0; page < 100; page++ {
+		recs, err := c.scan(ctx, start, 50, nil)
+		if err != nil {
+			t.Fatalf("Scan(%q, 50): %v", start, err)
+		}
+		more := len(recs) == 50
+		for _, r := range recs {
+			if r.Key == start && start != prefix {
+				continue // the last key of the previous page
+			}
+			if !strings.HasPrefix(r.Key, prefix) {
+				more = false
+				break
+			}
+			if len(scanned) > 0 && r.Key <= scanned[len(scanned)-1] {
+				lim.errorf(t, "scan of the whole prefix: %q after %q (out of order or twice)", r.Key, scanned[len(scanned)-1])
+			}
+			scanned = append(scanned, r.Key)
+			if tag, ok := expect[r.Key]; ok {
+				if d := diffFields(r.Fields, want(r.Key, tag, fieldNames)); d != "" {
+					lim.errorf(t, "scan of the whole prefix: record %q: %s", r.Key, d)
+				}
+			}
+		}
+		if !more || len(recs) == 0 {
+			break
+		}
+		start = recs[len(recs)-1].Key
+	}
+	if !slices.Equal(scanned, keys) {
+		missing, extra := setDiff(keys, scanned), setDiff(scanned, keys)
+		t.Errorf("scan of the whole prefix found %d keys, want %d: missing %s, unexpected %s", len(scanned), len(keys), short(missing), short(extra))
+	}
+}
+
+// selfConsistent checks a record read while writers run: all four fields,
+// each a valid value for its key, all from the same write.
+func selfConsistent(key string, got []adapters.Field) string {
+	if len(got) != len(fieldNames) {
+		return fmt.Sprintf("%d fields, want %d", len(got), len(fieldNames))
+	}
+	tag := tagOf(got[0].Value)
+	return diffFields(got, want(key, tag, fieldNames))
+}
+
+// setDiff returns the elements of a that are not in b.
+func setDiff(a, b []string) []string {
+	in := make(map[string]bool, len(b))
+	for _, x := range b {
+		in[x] = true
+	}
+	var out []string
+	for _, x := range a {
+		if !in[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}

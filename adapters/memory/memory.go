@@ -1,0 +1,379 @@
+// Package memory is benchtop's default adapter: a real key-value store that
+// lives in the benchmark's own process, so that a run needs nothing
+// installed.
+//
+// Each table is split into P partitions by a hash of the key. A partition
+// holds its records in a Go map for point reads and writes and in an
+// ordered B-tree (github.com/tidwall/btree) for scans, behind its own
+// sync.RWMutex, so that the number of partitions changes how much the
+// client threads contend: with one partition every update serialises on
+// one lock, with eight they mostly do not. Scans merge the partitions'
+// ordered iterators and so return keys in global order. The number of
+// partitions can be changed while the workload runs (SetPartitions); see
+// reshard.go for how that stays correct.
+//
+// A record is a []adapters.Field. Its value bytes are copied on the way
+// in and never modified afterwards, so Read and Scan hand out references
+// to them without copying. An Update allocates the new value and swaps it
+// into the record's field array in place, under the partition's write
+// lock; readers copy the field headers out under the read lock.
+package memory
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"benchtop/adapters"
+)
+
+// MaxPartitions is the largest partition count a table can have.
+const MaxPartitions = 4096
+
+func init() {
+	adapters.Register(adapters.Driver{
+		Name:        "memory",
+		Description: "embedded in-process store with partitions and live resharding",
+		Prefixes:    []string{"memory."},
+		Open: func(_ context.Context, props adapters.Properties) (adapters.DB, error) {
+			return Open(props)
+		},
+	})
+}
+
+// DB is the in-process store. The zero value is not usable; call New or
+// Open. All methods are safe for concurrent use.
+type DB struct {
+	seed   maphash.Seed
+	nparts atomic.Int64
+
+	// mu serialises table creation, Close and SetPartitions, so that a
+	// table is either created with the new partition count or resharded to
+	// it.
+	mu     sync.Mutex
+	tables atomic.Pointer[map[string]*table] // copy-on-write, read without locks
+	last   atomic.Pointer[table]             // the table used last, checked before the map
+
+	namesMu sync.Mutex
+	names   atomic.Pointer[map[string]string] // interned field names, copy-on-write
+
+	lastReshard atomic.Pointer[reshardStats]
+
+	// reshardHook, when set (by tests), is called by a reshard between its
+	// steps with the step just finished: "copy" or "catch-up".
+	reshardHook func(step string)
+}
+
+var (
+	_ adapters.DB            = (*DB)(nil)
+	_ adapters.Repartitioner = (*DB)(nil)
+	_ adapters.Describer     = (*DB)(nil)
+)
+
+// Open returns an empty store configured from props: "partitions" (default
+// 1) is the number of partitions of every table. A bad value is a
+// *adapters.ConfigError.
+func Open(props adapters.Properties) (*DB, error) {
+	raw := props.String("partitions", "1")
+	n, err := props.Int("partitions", 1)
+	if err != nil || n < 1 || n > MaxPartitions {
+		return nil, fmt.Errorf("memory: %w", partitionsError(raw))
+	}
+	return New(int(n))
+}
+
+// New returns an empty store whose tables have n partitions.
+func New(n int) (*DB, error) {
+	if n < 1 || n > MaxPartitions {
+		return nil, fmt.Errorf("memory: %w", partitionsError(strconv.Itoa(n)))
+	}
+	db := &DB{seed: maphash.MakeSeed()}
+	db.nparts.Store(int64(n))
+	db.tables.Store(&map[string]*table{})
+	db.names.Store(&map[string]string{})
+	return db, nil
+}
+
+func partitionsError(v string) error {
+	return &adapters.ConfigError{
+		Key:     "partitions",
+		Value:   v,
+		Allowed: "a whole number from 1 to " + strconv.Itoa(MaxPartitions),
+	}
+}
+
+// Describe returns a line such as "in-process, 8 partitions".
+func (db *DB) Describe() string {
+	n := db.Partitions()
+	if n == 1 {
+		return "in-process, 1 partition"
+	}
+	return fmt.Sprintf("in-process, %d partitions", n)
+}
+
+// Partitions returns the current number of partitions per table.
+func (db *DB) Partitions() int { return int(db.nparts.Load()) }
+
+// Close drops all data. The DB stays usable and is empty afterwards.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.tables.Store(&map[string]*table{})
+	db.last.Store(nil)
+	return nil
+}
+
+// lookup returns the named table, or nil when it has never been written.
+func (db *DB) lookup(name string) *table {
+	if t := db.last.Load(); t != nil && t.name == name {
+		return t
+	}
+	t := (*db.tables.Load())[name]
+	if t != nil {
+		db.last.Store(t)
+	}
+	return t
+}
+
+// create returns the named table, creating it on first use.
+func (db *DB) create(name string) *table {
+	if t := db.lookup(name); t != nil {
+		return t
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	old := *db.tables.Load()
+	if t := old[name]; t != nil {
+		return t
+	}
+	t := newTable(strings.Clone(name), int(db.nparts.Load()), db.seed)
+	m := make(map[string]*table, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[t.name] = t
+	db.tables.Store(&m)
+	return t
+}
+
+// maxInterned bounds the interned field names, so that a workload with
+// generated field names cannot grow the table without limit.
+const maxInterned = 4096
+
+// intern returns a stored copy of a field name, shared by all records that
+// have the field: 100,000 records of 10 fields then hold 10 strings, not
+// a million.
+func (db *DB) intern(name string) string {
+	if s, ok := (*db.names.Load())[name]; ok {
+		return s
+	}
+	s := strings.Clone(name)
+	db.namesMu.Lock()
+	defer db.namesMu.Unlock()
+	old := *db.names.Load()
+	if prev, ok := old[name]; ok {
+		return prev
+	}
+	if len(old) >= maxInterned {
+		return s
+	}
+	m := make(map[string]string, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[s] = s
+	db.names.Store(&m)
+	return s
+}
+
+// Read appends the requested fields of key to dst. The values are
+// references to immutable stored data.
+func (db *DB) Read(_ context.Context, table, key string, fields []string, dst []adapters.Field) ([]adapters.Field, error) {
+	t := db.lookup(table)
+	if t == nil {
+		return dst, fmt.Errorf("memory: read %q: %w", key, adapters.ErrNotFound)
+	}
+	p := t.rlock(key)
+	rec, ok := p.get(key)
+	if ok {
+		// The headers are copied under the lock: Update replaces them in
+		// place. The value bytes they point to never change.
+		dst = appendFields(dst, rec, fields)
+	}
+	p.mu.RUnlock()
+	if !ok {
+		return dst, fmt.Errorf("memory: read %q: %w", key, adapters.ErrNotFound)
+	}
+	return dst, nil
+}
+
+// Scan appends up to count records to dst, in ascending key order across
+// all partitions, starting at the first key >= startKey.
+func (db *DB) Scan(_ context.Context, table, startKey string, count int, fields []string, dst []adapters.Record) ([]adapters.Record, error) {
+	t := db.lookup(table)
+	if t == nil || count <= 0 {
+		return dst, nil
+	}
+	return t.scan(startKey, count, fields, dst), nil
+}
+
+// Update replaces the given fields of an existing record and adds those it
+// does not have yet.
+func (db *DB) Update(_ context.Context, table, key string, values []adapters.Field) error {
+	t := db.lookup(table)
+	if t == nil {
+		return fmt.Errorf("memory: update %q: %w", key, adapters.ErrNotFound)
+	}
+	// Copy the values before taking the lock, to keep the critical section
+	// short.
+	buf := copyValues(values)
+	p := t.lock(key)
+	rec, ok := p.get(key)
+	if !ok {
+		p.mu.Unlock()
+		return fmt.Errorf("memory: update %q: %w", key, adapters.ErrNotFound)
+	}
+	grown := false
+	off := 0
+	for i, v := range values {
+		end := off + len(v.Value)
+		val := buf[off:end:end]
+		off = end
+		if j := indexOf(rec, v.Name); j >= 0 {
+			// In place: readers copy headers under the read lock, and a
+			// resharding copy shares this array (see reshard.go).
+			rec[j].Value = val
+			continue
+		}
+		if !grown {
+			// A new field: copy-on-write into a new array, which changes
+			// the entry itself (and is logged for a running reshard).
+			nr := make([]adapters.Field, len(rec), len(rec)+len(values)-i)
+			copy(nr, rec)
+			rec = nr
+			grown = true
+		}
+		rec = append(rec, adapters.Field{Name: db.intern(v.Name), Value: val})
+	}
+	if grown {
+		k := strings.Clone(key)
+		p.set(k, rec)
+		p.logChange(k)
+	}
+	p.mu.Unlock()
+	return nil
+}
+
+// Insert writes a record, replacing any record with the same key (as most
+// of the databases benchtop drives do for a put).
+func (db *DB) Insert(_ context.Context, table, key string, values []adapters.Field) error {
+	t := db.create(table)
+	rec := db.newRecord(values)
+	k := strings.Clone(key)
+	p := t.lock(k)
+	p.set(k, rec)
+	p.logChange(k)
+	p.mu.Unlock()
+	return nil
+}
+
+// Delete removes a record.
+func (db *DB) Delete(_ context.Context, table, key string) error {
+	t := db.lookup(table)
+	if t == nil {
+		return fmt.Errorf("memory: delete %q: %w", key, adapters.ErrNotFound)
+	}
+	p := t.lock(key)
+	ok := p.del(key)
+	if ok && p.logging {
+		p.logChange(strings.Clone(key))
+	}
+	p.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("memory: delete %q: %w", key, adapters.ErrNotFound)
+	}
+	return nil
+}
+
+// SetPartitions reshards every table to n partitions while reads and
+// writes go on; see reshard.go.
+func (db *DB) SetPartitions(ctx context.Context, n int) error {
+	if n < 1 || n > MaxPartitions {
+		return fmt.Errorf("memory: set partitions: %w", partitionsError(strconv.Itoa(n)))
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memory: set partitions to %d: %w", n, err)
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	var total reshardStats
+	for _, t := range *db.tables.Load() {
+		st := t.reshard(n, db.reshardHook)
+		total.add(st)
+	}
+	db.nparts.Store(int64(n))
+	db.lastReshard.Store(&total)
+	return nil
+}
+
+// newRecord copies values into a new record: one allocation for the field
+// headers and one for all the value bytes. A repeated name keeps the last
+// value.
+func (db *DB) newRecord(values []adapters.Field) []adapters.Field {
+	buf := copyValues(values)
+	rec := make([]adapters.Field, 0, len(values))
+	off := 0
+	for _, v := range values {
+		end := off + len(v.Value)
+		val := buf[off:end:end]
+		off = end
+		if j := indexOf(rec, v.Name); j >= 0 {
+			rec[j].Value = val
+			continue
+		}
+		rec = append(rec, adapters.Field{Name: db.intern(v.Name), Value: val})
+	}
+	return rec
+}
+
+// copyValues copies all values, one after the other, into one new buffer.
+// Callers carve it up in the same order, cutting each value's capacity to
+// its length so that nobody can append into its neighbour.
+func copyValues(values []adapters.Field) []byte {
+	total := 0
+	for _, v := range values {
+		total += len(v.Value)
+	}
+	buf := make([]byte, 0, total)
+	for _, v := range values {
+		buf = append(buf, v.Value...)
+	}
+	return buf[:total:total]
+}
+
+func indexOf(rec []adapters.Field, name string) int {
+	for i := range rec {
+		if rec[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// appendFields appends the named fields of rec (all when fields is nil).
+// A requested field the record does not have is left out.
+func appendFields(dst, rec []adapters.Field, fields []string) []adapters.Field {
+	if fields == nil {
+		return append(dst, rec...)
+	}
+	for _, name := range fields {
+		if i := indexOf(rec, name); i >= 0 {
+			dst = append(dst, rec[i])
+		}
+	}
+	return dst
+}
