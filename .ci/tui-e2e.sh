@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# End-to-end test of the live screen in a real terminal (tmux): the TUI
+# opens on the memory store, shows the controls, latency, CPU and NIC with a
+# non-zero rate, reacts to + and ] on screen, and q ends the run with the
+# YCSB report on stdout and exit status 0.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "tui-e2e: installing tmux"
+	if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
+	$SUDO apt-get update -qq >/dev/null
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux >/dev/null
+fi
+
+tmp=$(mktemp -d)
+session="benchtop-e2e-$$"
+cleanup() {
+	tmux kill-session -t "$session" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+screen() { tmux capture-pane -p -t "$session" -S -200; }
+
+fail() {
+	echo "--- screen"
+	screen || true
+	echo "---"
+	echo "tui-e2e: FAIL: $*"
+	exit 1
+}
+
+# wait_for REGEX [SECONDS]: poll the screen until it matches.
+wait_for() {
+	local re=$1 limit=${2:-10} i
+	for ((i = 0; i < limit * 5; i++)); do
+		if screen | grep -Eq -- "$re"; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# value LABEL: the number after "LABEL " on screen.
+value() {
+	screen | grep -Eo -- "$1 [0-9]+" | head -n1 | grep -Eo '[0-9]+$' || true
+}
+
+go build -o "$tmp/benchtop" .
+
+# UTF-8 for the box drawing, 120x40, the report to the pane after exit.
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+tmux -u new-session -d -s "$session" -x 120 -y 40 \
+	"TERM=xterm-256color \"$tmp/benchtop\" -p maxexecutiontime=120 ; echo EXIT=\$? ; sleep 600"
+
+wait_for 'Threads [0-9]+' 10 || fail "no first frame within 10 s"
+# The first intervals may still be loading: wait for the run and a rate.
+wait_for '[1-9][0-9.]*[KMG]? ops/s' 15 || fail "no non-zero ops/s on screen"
+for word in Threads Partitions p99 CPU NIC; do
+	screen | grep -q -- "$word" || fail "'$word' is not on screen"
+done
+
+threads=$(value Threads)
+partitions=$(value Partitions)
+[[ -n $threads && -n $partitions ]] || fail "cannot read Threads and Partitions"
+echo "tui-e2e: Threads $threads, Partitions $partitions"
+
+tmux send-keys -t "$session" -l '+'
+tmux send-keys -t "$session" -l ']'
+want_t=$((threads + 1))
+want_p=$((partitions + 1))
+wait_for "Threads $want_t( |$)" 10 || fail "Threads did not go from $threads to $want_t"
+wait_for "Partitions $want_p( |$)" 10 || fail "Partitions did not go from $partitions to $want_p"
+echo "tui-e2e: Threads $want_t, Partitions $want_p after + and ]"
+
+tmux send-keys -t "$session" -l 'q'
+wait_for '^EXIT=' 20 || fail "benchtop did not exit within 20 s of q"
+screen | grep -q '\[OVERALL\]' || fail "no [OVERALL] report after q"
+screen | grep -q '^EXIT=0' || fail "exit status: $(screen | grep '^EXIT=')"
+
+echo "tui-e2e: PASS"

@@ -1,0 +1,192 @@
+// Package header draws the two top lines: what runs where and how far it
+// is, then the live controls (Threads, Partitions, Target) next to the
+// throughput they produce.
+package header
+
+import (
+	"strconv"
+	"strings"
+
+	"benchtop/engine"
+	"benchtop/tui/common"
+	"benchtop/tui/format"
+	"benchtop/tui/history"
+)
+
+// Height is how many lines the header takes.
+const Height = 2
+
+// State is what the header shows beyond the snapshot: the UI's own state.
+type State struct {
+	Finished bool // the snapshot channel closed: the run is over
+	Stopping bool // q was pressed; waiting for the final snapshot
+	// Pending values asked for but not yet seen in a snapshot (0 / false:
+	// none).
+	WantThreads, WantPartitions int
+	WantTarget                  float64
+	TargetPending               bool
+	Paused                      bool // the paused state the UI believes in
+}
+
+// Model is the header component.
+type Model struct {
+	ctx   *common.Context
+	width int
+	view  string
+}
+
+// New returns a header drawing with ctx.
+func New(ctx *common.Context) Model { return Model{ctx: ctx} }
+
+// SetSize sets the width (the height is fixed).
+func (m *Model) SetSize(w int) { m.width = w }
+
+// View returns the header drawn by the last Render.
+func (m Model) View() string { return m.view }
+
+// Render draws the header from the history and the UI state.
+func (m *Model) Render(h *history.History, s State) {
+	w := m.width
+	m.view = common.Block([]string{m.line1(h, s), m.line2(h, s)}, w, Height)
+}
+
+func (m *Model) line1(h *history.History, s State) string {
+	st := m.ctx.Styles
+	info := m.ctx.Info
+	w := m.width
+	snap := h.Last
+
+	// Right: elapsed and state.
+	elapsed := format.Clock(h.Elapsed())
+	var state string
+	switch {
+	case s.Finished:
+		state = st.Good.Render("■ finished") + st.Muted.Render(" · q to quit")
+	case s.Stopping:
+		state = st.Warn.Render("■ stopping…")
+	case s.Paused:
+		state = st.Warn.Render("❚❚ paused")
+	case snap == nil:
+		state = st.Muted.Render("○ starting")
+	default:
+		state = st.Good.Render("● running")
+	}
+	right := st.Value.Render(elapsed) + "  " + state
+
+	// Left: parts dropped from the least important when room is short.
+	phase := string(engine.PhaseRun)
+	progress := -1.0
+	if snap != nil {
+		phase = string(snap.Phase)
+		progress = snap.Progress
+	} else if info.Command != "" {
+		phase = info.Command
+	}
+	workload := info.Workload
+	mix := info.Mix
+	target := info.Target
+	barW := 16
+	if w < 100 {
+		barW = 10
+	}
+	build := func(withMix, withTarget, withWorkload bool, barW int) string {
+		var b strings.Builder
+		b.WriteString(" " + st.App.Render("benchtop") + "  ")
+		b.WriteString(st.Text.Render(info.Adapter))
+		if withTarget && target != "" {
+			b.WriteString(" " + st.Muted.Render(target))
+		}
+		if withWorkload && workload != "" {
+			b.WriteString(st.Muted.Render(" · ") + st.Text.Render(workload))
+			if withMix && mix != "" {
+				b.WriteString(st.Muted.Render(" (" + mix + ")"))
+			}
+		}
+		b.WriteString(st.Muted.Render(" · ") + st.Accent.Render(phase))
+		if progress >= 0 && barW > 0 {
+			p := progress * 100
+			b.WriteString(" " + common.Gauge(st, barW, p) + " " + st.Value.Render(format.Percent(p)))
+		}
+		return b.String()
+	}
+	room := w - common.Width(right) - 2
+	candidates := []string{
+		build(true, true, true, barW),
+		build(false, true, true, barW),
+		build(false, false, true, barW),
+		build(false, false, true, 6),
+		build(false, false, false, 6),
+	}
+	left := candidates[len(candidates)-1]
+	for _, c := range candidates {
+		if common.Width(c) <= room {
+			left = c
+			break
+		}
+	}
+	return common.Spread(common.FitTail(left, max(room, 1)), right+" ", w)
+}
+
+func (m *Model) line2(h *history.History, s State) string {
+	st := m.ctx.Styles
+	w := m.width
+	snap := h.Last
+	var threads, partitions int
+	var target, cur, mean float64
+	var errs int64
+	if snap != nil {
+		threads, partitions, target = snap.Threads, snap.Partitions, snap.Target
+		cur = snap.Total.Interval.Rate
+		mean = snap.Total.Cumulative.Rate
+		errs = snap.Total.Cumulative.Errors
+	}
+	want := func(n int) string {
+		if n > 0 {
+			return st.Muted.Render("→" + strconv.Itoa(n))
+		}
+		return ""
+	}
+	num := func(n int) string {
+		if snap == nil {
+			return "-" // not known before the first snapshot
+		}
+		return strconv.Itoa(n)
+	}
+	controls := " " + st.Label.Render("Threads ") + st.Value.Render(num(threads)) + want(s.WantThreads) +
+		"   " + st.Label.Render("Partitions ") + st.Value.Render(num(partitions)) + want(s.WantPartitions) +
+		"   " + st.Label.Render("Target ") + st.Value.Render(format.Target(target))
+	if s.TargetPending {
+		controls += st.Muted.Render("→" + format.TargetShort(s.WantTarget))
+	}
+	if common.Width(controls) > w*6/10 {
+		// Tighter spacing on narrow screens.
+		controls = strings.ReplaceAll(controls, "   ", "  ")
+	}
+
+	errStyle := st.Value
+	if errs > 0 {
+		errStyle = st.Alarm
+	}
+	nowS := st.Accent.Render(format.SI(cur)) + st.Label.Render(" ops/s")
+	meanS := st.Label.Render("mean ") + st.Value.Render(format.SI(mean))
+	maxS := st.Label.Render("max ") + st.Value.Render(format.SI(h.MaxRate))
+	errS := st.Label.Render("errors ") + errStyle.Render(format.Int(errs))
+	errShort := st.Label.Render("err ") + errStyle.Render(format.SI(float64(errs)))
+
+	options := [][]string{
+		{nowS, meanS, maxS, errS},
+		{nowS, meanS, maxS, errShort},
+		{nowS, maxS, errShort},
+		{nowS, errShort},
+		{nowS},
+	}
+	for _, o := range options {
+		for _, gap := range []string{"   ", "  "} {
+			right := strings.Join(o, gap) + " "
+			if common.Width(controls)+2+common.Width(right) <= w {
+				return common.Spread(controls, right, w)
+			}
+		}
+	}
+	return common.Fit(controls, w)
+}

@@ -1,0 +1,279 @@
+// Package segments draws the what-if table: one row per segment (the time
+// between two changes) with its configuration and what it achieved, the
+// best one marked ★ best and the knee marked ← knee.
+package segments
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"benchtop/engine"
+	"benchtop/tui/common"
+	"benchtop/tui/format"
+	"benchtop/tui/history"
+)
+
+// Model is the segments panel.
+type Model struct {
+	ctx  *common.Context
+	w, h int
+	// scroll is how many rows the view is moved up from the newest.
+	scroll int
+	view   string
+}
+
+// New returns a segments panel drawing with ctx.
+func New(ctx *common.Context) Model { return Model{ctx: ctx} }
+
+// SetSize sets the outer size of the panel.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// View returns the panel drawn by the last Render.
+func (m Model) View() string { return m.view }
+
+// Height is the outer height the panel needs to show every segment of s
+// with its summary, for a screen of the given bordering.
+func Height(s *engine.Snapshot, bordered bool) int {
+	frame := 1
+	if bordered {
+		frame = 2
+	}
+	n := 0
+	summary := 1
+	if s != nil {
+		n = len(s.Segments)
+		summary = 0
+		for _, g := range s.Segments {
+			if g.Best {
+				summary++
+			}
+			if g.Knee {
+				summary++
+			}
+		}
+	}
+	h := frame + 1 + n
+	if summary > 0 {
+		h += 1 + summary
+	}
+	return h
+}
+
+// Scroll moves the view by delta rows (positive: towards older segments).
+func (m *Model) Scroll(delta int) {
+	m.scroll = max(0, m.scroll+delta)
+}
+
+type column struct {
+	title string
+	w     int
+	left  bool
+}
+
+// Render draws the table from the newest snapshot's segments.
+func (m *Model) Render(h *history.History) {
+	st := m.ctx.Styles
+	bordered := m.ctx.Bordered
+	iw, ih := common.Inner(bordered, m.w, m.h)
+	var segs []engine.Segment
+	if h.Last != nil {
+		segs = h.Last.Segments
+	}
+	title := "Segments · one row per configuration held (● the current one) · tab: back"
+	wide := iw >= 110
+
+	cols := []column{{"#", 3, false}, {"from", 6, false}, {"dur", 6, false}, {"thr", 4, false},
+		{"part", 5, false}, {"target", 7, false}, {"ops/s", 7, false}, {"p50", 7, false},
+		{"p95", 7, false}, {"p99", 7, false}, {"err", 5, false}, {"cpu", 5, false}}
+	if wide {
+		cols = []column{{"#", 3, false}, {"from", 9, false}, {"duration", 9, false}, {"threads", 8, false},
+			{"partitions", 11, false}, {"target", 9, false}, {"ops/s", 11, false}, {"p50", 8, false},
+			{"p95", 8, false}, {"p99", 8, false}, {"errors", 8, false}, {"cpu", 6, false}}
+	}
+	var extras []string
+	if wide {
+		seen := map[string]bool{}
+		for _, s := range segs {
+			for k := range s.Extra {
+				if !seen[k] {
+					seen[k] = true
+					extras = append(extras, k)
+				}
+			}
+		}
+		sort.Strings(extras)
+		for _, k := range extras {
+			cols = append(cols, column{k, max(10, len(k)+1), false})
+		}
+	}
+	used := 1
+	for _, c := range cols {
+		used += c.w
+	}
+	changeW := 0
+	if wide && iw-used-10 >= 14 {
+		changeW = min(24, iw-used-10)
+	}
+	// A bar of ops/s per segment where room is left, so the best and the
+	// knee stand out at a glance.
+	barW := 0
+	if rest := iw - used - changeW - 2 - 16; wide && rest >= 10 {
+		barW = min(30, rest)
+	}
+	peak := 0.0
+	for _, s := range segs {
+		peak = max(peak, s.OpsPerSec)
+	}
+
+	var hb strings.Builder
+	hb.WriteString(" ")
+	for _, c := range cols {
+		hb.WriteString(cell(c, c.title))
+	}
+	if changeW > 0 {
+		hb.WriteString("  " + common.Fit("change", changeW))
+	}
+	if barW > 0 {
+		hb.WriteString("  " + common.Fit("ops/s", barW))
+	}
+	lines := []string{st.TableHeader.Render(hb.String())}
+
+	// Summary lines under the table: the answer in words.
+	var summary []string
+	for _, s := range segs {
+		if s.Best {
+			summary = append(summary, st.Best.Render("★ best")+" "+st.Text.Render(describe(s)))
+		}
+	}
+	for _, s := range segs {
+		if s.Knee {
+			summary = append(summary, st.Knee.Render("← knee")+" "+st.Text.Render("#"+strconv.Itoa(s.Index)+
+				": from here p99 grows faster than throughput"))
+		}
+	}
+	if len(segs) == 0 {
+		summary = []string{st.Muted.Render(" No segment yet: each change of threads, partitions or target (or r) starts one.")}
+	}
+	rows := ih - 1 - len(summary)
+	if len(summary) > 0 {
+		rows-- // a blank line before the summary
+	}
+	if rows < 1 {
+		summary = nil
+		rows = ih - 1
+	}
+
+	// The newest rows that fit, moved up by scroll.
+	end := len(segs) - m.scroll
+	if end < min(rows, len(segs)) {
+		end = min(rows, len(segs))
+		m.scroll = len(segs) - end
+	}
+	start := max(0, end-rows)
+	if start > 0 && rows > 1 {
+		start++
+		lines = append(lines, st.Muted.Render("  … "+strconv.Itoa(start)+" earlier (↑/↓ to scroll)"))
+	}
+	for _, s := range segs[start:end] {
+		lines = append(lines, m.row(cols, extras, changeW, barW, peak, s))
+	}
+	if len(summary) > 0 {
+		for len(lines) < ih-len(summary) {
+			lines = append(lines, "")
+		}
+		for _, l := range summary {
+			lines = append(lines, " "+l)
+		}
+	}
+	m.view = common.Panel(st, bordered, title, lines, m.w, m.h)
+}
+
+func describe(s engine.Segment) string {
+	return "#" + strconv.Itoa(s.Index) + ": " + plural(s.Threads, "thread") + ", " +
+		plural(s.Partitions, "partition") + ", target " + format.Target(s.Target) +
+		" → " + format.SI(s.OpsPerSec) + " ops/s, p99 " + format.Duration(s.P99)
+}
+
+func cell(c column, v string) string {
+	if c.left {
+		return common.Fit(v, c.w)
+	}
+	if n := common.Width(v); n < c.w {
+		return strings.Repeat(" ", c.w-n) + v
+	}
+	return " " + v
+}
+
+func (m *Model) row(cols []column, extras []string, changeW, barW int, peak float64, s engine.Segment) string {
+	st := m.ctx.Styles
+	index := strconv.Itoa(s.Index)
+	if s.Open {
+		index = "●" + index // the current segment, still growing
+	}
+	vals := []string{
+		index,
+		format.Short(s.Start),
+		format.Span(s.Duration()),
+		strconv.Itoa(s.Threads),
+		strconv.Itoa(s.Partitions),
+		format.TargetShort(s.Target),
+		format.SI(s.OpsPerSec),
+		format.Duration(s.P50),
+		format.Duration(s.P95),
+		format.Duration(s.P99),
+		format.Int(s.Errors),
+		format.Percent(s.CPU),
+	}
+	if cols[6].w >= 11 {
+		vals[6] = format.Int(int64(s.OpsPerSec + 0.5))
+	}
+	for _, k := range extras {
+		if v, ok := s.Extra[k]; ok {
+			vals = append(vals, format.SI(v))
+		} else {
+			vals = append(vals, "-")
+		}
+	}
+	var b strings.Builder
+	b.WriteString(" ")
+	for i, c := range cols {
+		v := cell(c, vals[i])
+		switch {
+		case i == 10 && s.Errors > 0:
+			b.WriteString(st.Alarm.Render(v))
+		case i == 6:
+			b.WriteString(st.Value.Render(v))
+		default:
+			b.WriteString(st.Text.Render(v))
+		}
+	}
+	if changeW > 0 {
+		b.WriteString("  " + st.Muted.Render(common.FitTail(s.Label, changeW)))
+	}
+	if barW > 0 {
+		n := 0
+		if peak > 0 {
+			n = int(s.OpsPerSec / peak * float64(barW))
+		}
+		b.WriteString("  " + st.ChartLine.Render(strings.Repeat("█", n)) + strings.Repeat(" ", barW-n))
+	}
+	var marks []string
+	if s.Best {
+		marks = append(marks, st.Best.Render("★ best"))
+	}
+	if s.Knee {
+		marks = append(marks, st.Knee.Render("← knee"))
+	}
+	if len(marks) > 0 {
+		b.WriteString("  " + strings.Join(marks, " "))
+	}
+	return b.String()
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}

@@ -1,0 +1,408 @@
+// Package throughput draws the rolling chart of total ops/s per interval
+// with every control change and mark as a marker on the time axis, so that
+// cause and effect line up.
+package throughput
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/NimbleMarkets/ntcharts/canvas"
+	"github.com/NimbleMarkets/ntcharts/canvas/runes"
+	"github.com/NimbleMarkets/ntcharts/linechart/streamlinechart"
+
+	"benchtop/engine"
+	"benchtop/tui/common"
+	"benchtop/tui/format"
+	"benchtop/tui/history"
+)
+
+// Windows are the chart windows the `w` key cycles through.
+var Windows = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, 60 * time.Minute}
+
+// DefaultWindow is the window shown at start.
+const DefaultWindow = 5 * time.Minute
+
+// labelW is the width of the Y axis labels ("1.28M").
+const labelW = 5
+
+// MinHeight is the smallest outer height the panel draws usefully in.
+const MinHeight = 7
+
+// Model is the throughput panel.
+type Model struct {
+	ctx    *common.Context
+	w, h   int
+	Window time.Duration
+	view   string
+}
+
+// New returns a throughput panel drawing with ctx.
+func New(ctx *common.Context) Model {
+	return Model{ctx: ctx, Window: DefaultWindow}
+}
+
+// SetSize sets the outer size of the panel.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// View returns the panel drawn by the last Render.
+func (m Model) View() string { return m.view }
+
+// Render draws the panel from the history.
+func (m *Model) Render(h *history.History) {
+	st := m.ctx.Styles
+	bordered := m.ctx.Bordered
+	iw, ih := common.Inner(bordered, m.w, m.h)
+	title := "Throughput · ops/s · last " + WindowText(m.Window)
+	if iw < labelW+10 || ih < 3 {
+		m.view = common.Panel(st, bordered, title, nil, m.w, m.h)
+		return
+	}
+	// Rows: chart, axis with markers, then marker labels where room allows.
+	labelRows := 1
+	if ih < 6 {
+		labelRows = 0
+	}
+	chartH := ih - 1 - labelRows
+	graphW := iw - labelW - 1
+
+	var end time.Duration
+	if h.Last != nil {
+		end = h.Last.Elapsed
+	}
+	vals, targets, bucket, firstK := Columns(h.Points(), end, m.Window, graphW)
+
+	lines := make([]string, 0, ih)
+	lines = append(lines, m.chart(vals, targets, iw, chartH)...)
+	axis, labels := m.axis(h.Events(), bucket, firstK, graphW)
+	lines = append(lines, axis)
+	if labelRows > 0 {
+		lines = append(lines, labels)
+	}
+	m.view = common.Panel(st, bordered, title, lines, m.w, m.h)
+}
+
+// WindowText names a chart window in minutes, as the w key cycles them:
+// 1m, 5m, 15m, 60m.
+func WindowText(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return strconv.Itoa(int(d/time.Minute)) + "m"
+	}
+	return format.Span(d)
+}
+
+// Columns averages the points of the window into n columns, ending with
+// the column of end. It returns the values of the columns that have data
+// (right-aligned: the last value is the last column), the target in force
+// in each of them, the seconds per column and the bucket number of the
+// first column. A column without a point of its own (the window is
+// narrower than the chart) repeats the value before it.
+func Columns(pts *history.Ring[history.Point], end, window time.Duration, n int) (vals, targets []float64, bucket float64, firstK int64) {
+	if n <= 0 {
+		return nil, nil, 1, 0
+	}
+	b := window.Seconds() / float64(n)
+	endK := int64(math.Floor((end.Seconds() - 1e-9) / b))
+	firstK = endK - int64(n) + 1
+	sums := make([]float64, n)
+	tgts := make([]float64, n)
+	cnt := make([]int, n)
+	for i := pts.Len() - 1; i >= 0; i-- {
+		p := pts.At(i)
+		k := int64(math.Floor(p.Mid.Seconds() / b))
+		if k < firstK {
+			break
+		}
+		if idx := k - firstK; idx < int64(n) {
+			if cnt[idx] == 0 {
+				tgts[idx] = p.Target // the newest point of the column
+			}
+			sums[idx] += p.Rate
+			cnt[idx]++
+		}
+	}
+	start := -1
+	for i, c := range cnt {
+		if c > 0 {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return nil, nil, b, firstK
+	}
+	vals = make([]float64, 0, n-start)
+	targets = make([]float64, 0, n-start)
+	prev, prevT := 0.0, 0.0
+	for i := start; i < n; i++ {
+		if cnt[i] > 0 {
+			prev = sums[i] / float64(cnt[i])
+			prevT = tgts[i]
+		}
+		vals = append(vals, prev)
+		targets = append(targets, prevT)
+	}
+	return vals, targets, b, firstK
+}
+
+// NiceStep rounds v up to 1, 2, 2.5 or 5 times a power of ten: a step
+// between axis labels.
+func NiceStep(v float64) float64 {
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, f := range []float64{1, 2, 2.5, 5, 10} {
+		if f*p >= v*(1-1e-12) {
+			return f * p
+		}
+	}
+	return 10 * p
+}
+
+// NiceCeil rounds v up to a round number (1, 1.2, 1.4 ... 9 times a power
+// of ten), so that the top of the axis reads well.
+func NiceCeil(v float64) float64 {
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, f := range []float64{1, 1.2, 1.4, 1.6, 1.8, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 9, 10} {
+		if f*p >= v*(1-1e-12) {
+			return f * p
+		}
+	}
+	return 10 * p
+}
+
+func (m *Model) chart(vals, targets []float64, w, h int) []string {
+	st := m.ctx.Styles
+	peak := 0.0
+	for _, v := range vals {
+		peak = math.Max(peak, v)
+	}
+	// Show the target line too, unless it is far above what is achieved.
+	ceiling := peak * 2
+	if ceiling == 0 {
+		ceiling = math.Inf(1)
+	}
+	for _, t := range targets {
+		if t > 0 && t <= ceiling {
+			peak = math.Max(peak, t)
+		}
+	}
+	// The streamline chart plots value v on row round(v*h/yMax) from the
+	// bottom, so the top row (h-1) holds yMax*(h-1)/h: make that a round
+	// number just above the peak, so that the scale follows the data down
+	// as well as up, and label it.
+	yTop := NiceCeil(peak)
+	yMax := yTop
+	if h > 1 {
+		yMax = yTop * float64(h) / float64(h-1)
+	}
+	step := NiceStep(yTop / float64(min(max((h-1)/2, 2), 8)))
+	c := streamlinechart.New(w, h,
+		streamlinechart.WithYRange(0, yMax),
+		streamlinechart.WithXYSteps(0, 1),
+		streamlinechart.WithAxesStyles(st.ChartAxis, st.ChartLabel),
+		streamlinechart.WithStyles(runes.ArcLineStyle, st.ChartLine),
+	)
+	// Label the top row, and the rows nearest to multiples of step below
+	// it, so labels read 0, 400K, 800K rather than what a row happens to be.
+	rowV := yMax / float64(h)
+	c.YLabelFormatter = func(i int, v float64) string {
+		if peak == 0 && i > 0 {
+			return strings.Repeat(" ", labelW) // no data: no scale but 0
+		}
+		if i == h-1 {
+			return fmt.Sprintf("%*s", labelW, format.SI(yTop))
+		}
+		k := math.Round(v / step)
+		if i < h-2 && math.Abs(k*step-v) <= rowV/2+1e-9 {
+			return fmt.Sprintf("%*s", labelW, format.SI(k*step))
+		}
+		return strings.Repeat(" ", labelW)
+	}
+	// Re-set the range: the formatter changes the label width and so the
+	// size of the data buffers.
+	c.SetYRange(0, yMax)
+	c.SetViewYRange(0, yMax)
+	graphW := w - labelW - 1
+	if len(vals) > graphW {
+		vals = vals[len(vals)-graphW:]
+		targets = targets[len(targets)-graphW:]
+	}
+	for _, v := range vals {
+		c.Push(v)
+	}
+	if len(vals) > 0 {
+		c.Draw()
+	} else {
+		c.DrawXYAxisAndLabel()
+	}
+	// The target of each column as a dot in the empty cell of its row.
+	for i, t := range targets {
+		if t <= 0 || t > yMax {
+			continue
+		}
+		row := h - 1 - int(math.Round(t*float64(h)/yMax))
+		p := canvas.Point{X: w - len(targets) + i, Y: row}
+		if row >= 0 && row < h && c.Canvas.Cell(p).Rune == 0 {
+			c.Canvas.SetCell(p, canvas.NewCellWithStyle('┄', st.Muted))
+		}
+	}
+	return common.CanvasLines(&c.Canvas)
+}
+
+func (m *Model) axis(evs *history.Ring[engine.Event], bucket float64, firstK int64, n int) (string, string) {
+	st := m.ctx.Styles
+	cells := make([]string, n)
+	kinds := make([]int, n) // 0 none, 1 tick, 2 marker, 3 alarm
+	for i := range cells {
+		cells[i] = "─"
+	}
+	// A tick every fifth of the window.
+	tick := m.Window.Seconds() / 5
+	for t := math.Ceil(float64(firstK)*bucket/tick) * tick; ; t += tick {
+		col := int64(math.Floor(t/bucket+1e-9)) - firstK
+		if col >= int64(n) {
+			break
+		}
+		if col >= 0 {
+			cells[col] = "┴"
+			kinds[col] = 1
+		}
+	}
+	type placed struct {
+		col   int
+		label string
+	}
+	var marks []placed
+	for i := 0; i < evs.Len(); i++ {
+		e := evs.At(i)
+		col := int64(math.Floor(e.At.Seconds()/bucket)) - firstK
+		if col < 0 || col >= int64(n) {
+			continue
+		}
+		switch e.Kind {
+		case "error", "warning":
+			if kinds[col] < 2 {
+				cells[col] = "!"
+				kinds[col] = 3
+			}
+		default:
+			cells[col] = "▲"
+			kinds[col] = 2
+			marks = append(marks, placed{int(col), m.label(e)})
+		}
+	}
+	var axis strings.Builder
+	axis.WriteString(strings.Repeat(" ", labelW) + st.ChartAxis.Render("└"))
+	for i, c := range cells {
+		switch kinds[i] {
+		case 2:
+			axis.WriteString(st.Marker.Render(c))
+		case 3:
+			axis.WriteString(st.AlarmMarker.Render(c))
+		default:
+			axis.WriteString(st.ChartAxis.Render(c))
+		}
+	}
+
+	// Labels: newest first, each where it fits without touching another.
+	row := []rune(strings.Repeat(" ", n))
+	used := make([]bool, n)
+	own := make([]int, n) // which mark owns a cell, for styling
+	for i := range own {
+		own[i] = -1
+	}
+	for i := len(marks) - 1; i >= 0; i-- {
+		mk := marks[i]
+		l := []rune(mk.label)
+		start := mk.col
+		if start+len(l) > n {
+			start = n - len(l)
+		}
+		if start < 0 {
+			continue
+		}
+		free := true
+		for j := start - 1; j <= start+len(l); j++ {
+			if j >= 0 && j < n && used[j] {
+				free = false
+				break
+			}
+		}
+		if !free {
+			continue
+		}
+		for j, r := range l {
+			row[start+j] = r
+			used[start+j] = true
+			own[start+j] = i
+		}
+	}
+	var lab strings.Builder
+	lab.WriteString(st.ChartLabel.Render(fmt.Sprintf("%*s ", labelW, "-"+WindowText(m.Window))))
+	for i := 0; i < n; {
+		j := i
+		for j < n && used[j] == used[i] {
+			j++
+		}
+		seg := string(row[i:j])
+		if used[i] {
+			lab.WriteString(st.MarkerLabel.Render(seg))
+		} else {
+			lab.WriteString(seg)
+		}
+		i = j
+	}
+	return axis.String(), lab.String()
+}
+
+// label is the short text of an event under its marker.
+func (m *Model) label(e engine.Event) string {
+	compact := !m.ctx.Bordered
+	arrow := func(short, long string) string {
+		name := long
+		if compact {
+			name = short
+		}
+		if e.From != "" || e.To != "" {
+			return name + " " + e.From + "→" + e.To
+		}
+		return e.String()
+	}
+	switch e.Kind {
+	case "threads":
+		return arrow("thr", "threads")
+	case "partitions":
+		return arrow("part", "partitions")
+	case "target":
+		e.From, e.To = targetText(e.From), targetText(e.To)
+		return arrow("tgt", "target")
+	case "segment":
+		if e.Text != "" {
+			return e.Text
+		}
+		return "new segment"
+	case "phase":
+		if e.To != "" {
+			return e.To
+		}
+	}
+	return e.String()
+}
+
+// targetText shortens a target rate written by the engine ("0",
+// "125000", "unlimited") to "∞" or "125K".
+func targetText(s string) string {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return s
+	}
+	return format.TargetShort(v)
+}

@@ -1,0 +1,188 @@
+// Package history keeps the bounded time series the TUI draws from: total
+// ops/s per interval, per-operation latency percentiles per interval, and
+// the events of the run. Snapshots go in once per interval; components read
+// it when they redraw. Memory stays bounded whatever the run length.
+package history
+
+import (
+	"time"
+
+	"benchtop/engine"
+)
+
+// Ring is a fixed-capacity ring buffer that keeps the newest values.
+type Ring[T any] struct {
+	buf   []T
+	start int
+	n     int
+}
+
+// NewRing returns an empty ring holding at most capacity values.
+func NewRing[T any](capacity int) *Ring[T] {
+	if capacity < 1 {
+		capacity = 1
+	}
+	return &Ring[T]{buf: make([]T, capacity)}
+}
+
+// Push appends v, dropping the oldest value when full.
+func (r *Ring[T]) Push(v T) {
+	if r.n < len(r.buf) {
+		r.buf[(r.start+r.n)%len(r.buf)] = v
+		r.n++
+		return
+	}
+	r.buf[r.start] = v
+	r.start = (r.start + 1) % len(r.buf)
+}
+
+// Len is the number of values held.
+func (r *Ring[T]) Len() int { return r.n }
+
+// At returns the i-th value, 0 being the oldest.
+func (r *Ring[T]) At(i int) T { return r.buf[(r.start+i)%len(r.buf)] }
+
+// Last returns the newest value and whether there is one.
+func (r *Ring[T]) Last() (T, bool) {
+	var zero T
+	if r.n == 0 {
+		return zero, false
+	}
+	return r.At(r.n - 1), true
+}
+
+// Tail returns the newest n values (fewer if fewer are held), oldest first.
+func (r *Ring[T]) Tail(n int) []T {
+	if n > r.n {
+		n = r.n
+	}
+	out := make([]T, n)
+	for i := range out {
+		out[i] = r.At(r.n - n + i)
+	}
+	return out
+}
+
+// Point is the throughput of one interval.
+type Point struct {
+	End  time.Duration // Snapshot.Elapsed: the end of the interval
+	Mid  time.Duration // the middle of the interval, where it is plotted
+	Rate float64       // total ops/s
+	// Target is the target rate in force at the end of the interval, 0
+	// for unlimited.
+	Target float64
+}
+
+// Lat is the latency of one operation type in one interval, in nanoseconds.
+// The intended (coordinated-omission corrected) values are set when the
+// snapshot had them.
+type Lat struct {
+	P50, P95, P99    float64
+	IP50, IP95, IP99 float64
+	Intended         bool
+}
+
+// Window is the longest time span the throughput series keeps.
+const Window = 60 * time.Minute
+
+// sparkCap bounds the per-operation latency series: no sparkline is wider.
+const sparkCap = 512
+
+// eventCap bounds the events kept for markers.
+const eventCap = 2000
+
+// History is the bounded record of a run, fed one snapshot per interval.
+type History struct {
+	// Last is the newest snapshot, nil before the first.
+	Last *engine.Snapshot
+	// MaxRate is the highest total ops/s of an interval so far.
+	MaxRate float64
+
+	points *Ring[Point]
+	lat    map[string]*Ring[Lat]
+	events *Ring[engine.Event]
+}
+
+// New returns an empty history for snapshots every interval.
+func New(interval time.Duration) *History {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	n := int(Window/interval) + 2
+	if n < 3600 {
+		n = 3600
+	}
+	if n > 100000 {
+		n = 100000
+	}
+	return &History{
+		points: NewRing[Point](n),
+		lat:    map[string]*Ring[Lat]{},
+		events: NewRing[engine.Event](eventCap),
+	}
+}
+
+// Add records a snapshot. A snapshot whose elapsed time goes backwards
+// (a new phase that restarted the clock) starts the series afresh.
+func (h *History) Add(s *engine.Snapshot) {
+	if s == nil {
+		return
+	}
+	if p, ok := h.points.Last(); ok && s.Elapsed < p.End {
+		h.points = NewRing[Point](len(h.points.buf))
+		h.lat = map[string]*Ring[Lat]{}
+		h.events = NewRing[engine.Event](eventCap)
+		h.MaxRate = 0
+	}
+	h.Last = s
+	rate := s.Total.Interval.Rate
+	if rate > h.MaxRate {
+		h.MaxRate = rate
+	}
+	h.points.Push(Point{End: s.Elapsed, Mid: s.Elapsed - s.Interval/2, Rate: rate, Target: s.Target})
+	for _, op := range s.Ops {
+		r, ok := h.lat[op.Name]
+		if !ok {
+			r = NewRing[Lat](sparkCap)
+			h.lat[op.Name] = r
+		}
+		l := Lat{
+			P50: float64(op.Interval.P50),
+			P95: float64(op.Interval.P95),
+			P99: float64(op.Interval.P99),
+		}
+		if op.IntendedInterval != nil {
+			l.Intended = true
+			l.IP50 = float64(op.IntendedInterval.P50)
+			l.IP95 = float64(op.IntendedInterval.P95)
+			l.IP99 = float64(op.IntendedInterval.P99)
+		}
+		r.Push(l)
+	}
+	for _, e := range s.Events {
+		h.events.Push(e)
+	}
+}
+
+// Points is the throughput series, oldest first.
+func (h *History) Points() *Ring[Point] { return h.points }
+
+// Latency returns the newest n latency points of operation op, oldest first.
+func (h *History) Latency(op string, n int) []Lat {
+	r, ok := h.lat[op]
+	if !ok {
+		return nil
+	}
+	return r.Tail(n)
+}
+
+// Events is the events seen so far (the newest eventCap), oldest first.
+func (h *History) Events() *Ring[engine.Event] { return h.events }
+
+// Elapsed is the elapsed time of the newest snapshot.
+func (h *History) Elapsed() time.Duration {
+	if h.Last == nil {
+		return 0
+	}
+	return h.Last.Elapsed
+}

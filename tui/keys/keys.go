@@ -1,0 +1,78 @@
+// Package keys is the TUI's key map: every binding with its help text, in
+// the shape bubbles/help renders (ShortHelp and FullHelp).
+package keys
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap holds every key binding of the TUI.
+type KeyMap struct {
+	ThreadsUp, ThreadsDown, ThreadsDouble, ThreadsHalve key.Binding
+	PartsUp, PartsDown, PartsDouble, PartsHalve         key.Binding
+	TargetUp, TargetDown, TargetUnlimited               key.Binding
+	Pause, Mark, NewSegment                             key.Binding
+	NextView, NextTheme, Window, Latency                key.Binding
+	ScrollUp, ScrollDown                                key.Binding
+	Save, Help, Quit                                    key.Binding
+}
+
+// Keys is the default key map.
+var Keys = KeyMap{
+	ThreadsUp:       key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "threads ±1")),
+	ThreadsDown:     key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "threads -1")),
+	ThreadsDouble:   key.NewBinding(key.WithKeys(">"), key.WithHelp(">/<", "threads ×2 ÷2")),
+	ThreadsHalve:    key.NewBinding(key.WithKeys("<"), key.WithHelp("<", "threads ÷2")),
+	PartsUp:         key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "partitions ±1")),
+	PartsDown:       key.NewBinding(key.WithKeys("["), key.WithHelp("[", "partitions -1")),
+	PartsDouble:     key.NewBinding(key.WithKeys("}"), key.WithHelp("}/{", "partitions ×2 ÷2")),
+	PartsHalve:      key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "partitions ÷2")),
+	TargetUp:        key.NewBinding(key.WithKeys("t"), key.WithHelp("t/T", "target +25% / -25%")),
+	TargetDown:      key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "target -25%")),
+	TargetUnlimited: key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "target unlimited")),
+	Pause:           key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/resume")),
+	Mark:            key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "mark")),
+	NewSegment:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "new segment")),
+	NextView:        key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "segments")),
+	NextTheme:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "next theme")),
+	Window:          key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "chart window")),
+	Latency:         key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "raw/intended latency")),
+	ScrollUp:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "scroll segments")),
+	ScrollDown:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "scroll segments")),
+	Save:            key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save report")),
+	Help:            key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+	Quit:            key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+}
+
+// ShortHelp is the one-line help at the bottom, most useful first.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{
+		short(k.ThreadsUp, "+/-", "threads"), short(k.PartsUp, "]/[", "partitions"),
+		short(k.TargetUp, "t/T", "target"), short(k.Pause, "space", "pause"),
+		k.Mark, k.NextView, short(k.Save, "s", "save"),
+		k.Help, k.Quit,
+	}
+}
+
+// CompactHelp is ShortHelp for narrow screens: shorter words, and mark and
+// save left to the full help, so that ? and q always show.
+func (k KeyMap) CompactHelp() []key.Binding {
+	return []key.Binding{
+		short(k.ThreadsUp, "+/-", "thr"), short(k.PartsUp, "]/[", "part"),
+		short(k.TargetUp, "t/T", "target"), short(k.Pause, "space", "pause"),
+		k.NextView, k.Help, k.Quit,
+	}
+}
+
+// short is b with a shorter help text for the one-line help.
+func short(b key.Binding, k, desc string) key.Binding {
+	b.SetHelp(k, desc)
+	return b
+}
+
+// FullHelp is the help `?` shows, in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.ThreadsUp, k.ThreadsDouble, k.PartsUp, k.PartsDouble, k.TargetUp, k.TargetUnlimited},
+		{k.Pause, k.Mark, k.NewSegment, k.Save},
+		{k.NextView, k.Window, k.Latency, k.NextTheme, k.ScrollUp, k.Help, k.Quit},
+	}
+}

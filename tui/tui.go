@@ -1,0 +1,129 @@
+// Package tui is benchtop's full-screen terminal interface: a bubbletea
+// program that draws the engine's snapshots (throughput, latency, host,
+// segments) while the run goes on and turns keys into the engine's live
+// controls. It only reads snapshots and calls the engine.Controller.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"benchtop/engine"
+	"benchtop/themes"
+)
+
+// Options is what Run needs.
+type Options struct {
+	Info engine.Info
+	// Snapshots delivers one snapshot per interval; it is closed after the
+	// final one (Done=true).
+	Snapshots <-chan *engine.Snapshot
+	Control   engine.Controller
+	// Theme is a name from ThemeNames; "" is the default.
+	Theme string
+	// SaveReport writes the report files now and returns where, shortly.
+	SaveReport func() (string, error)
+	// Interval is the snapshot interval (default 1s).
+	Interval time.Duration
+}
+
+// ThemeNames lists the theme names Options.Theme accepts.
+func ThemeNames() []string { return themes.Names() }
+
+// drainFor bounds how long Run waits for the engine to close the snapshot
+// channel after stopping it.
+const drainFor = 5 * time.Second
+
+// Run shows the TUI on the terminal in the alternate screen until the user
+// quits (q, ctrl+c) or ctx is cancelled; both stop the run through
+// Control.Stop. Run consumes Snapshots until the channel is closed (or a few
+// seconds pass) and returns after the terminal is restored. A cancelled ctx
+// is not an error: Run returns nil once the run is stopped.
+func Run(ctx context.Context, opts Options) error {
+	if opts.Snapshots == nil {
+		return errors.New("tui: no snapshot channel")
+	}
+	if opts.Control == nil {
+		return errors.New("tui: no controller")
+	}
+	theme, ok := themes.Get(opts.Theme)
+	if !ok {
+		return fmt.Errorf("tui: unknown theme %q (have %v)", opts.Theme, themes.Names())
+	}
+	// Ask the terminal for its background before bubbletea owns the input,
+	// or the reply can leak into it (lipgloss #73).
+	lipgloss.SetHasDarkBackground(termenv.HasDarkBackground())
+	upgradeScreenProfile()
+
+	m := newModel(opts, theme)
+	p := tea.NewProgram(m,
+		tea.WithAltScreen(),
+		tea.WithFPS(12),
+		tea.WithContext(ctx),
+	)
+	final, err := p.Run()
+	fm, _ := final.(*Model)
+	closed := fm != nil && fm.closed
+
+	switch {
+	case err == nil:
+	case errors.Is(err, tea.ErrInterrupted),
+		errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
+		// ctrl+c outside raw mode, or the caller cancelled: stop cleanly.
+		err = nil
+	default:
+		err = fmt.Errorf("tui: %w", err)
+	}
+	if !closed {
+		wait := drainFor
+		switch {
+		case fm != nil && fm.stopping:
+			wait = time.Second // the model already waited for the end
+		case ctx.Err() != nil:
+			wait = 2 * time.Second // cancelled: return promptly
+		}
+		opts.Control.Stop()
+		drain(opts.Snapshots, wait)
+	}
+	return err
+}
+
+// upgradeScreenProfile gives TERM=screen (GNU screen, and tmux's default)
+// its 16 colours: termenv reads the name as colourless. NO_COLOR still wins.
+func upgradeScreenProfile() {
+	term := os.Getenv("TERM")
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("CLICOLOR") == "0" {
+		return
+	}
+	if lipgloss.ColorProfile() != termenv.Ascii {
+		return
+	}
+	if term == "screen" || term == "tmux" || strings.HasPrefix(term, "screen.") || strings.HasPrefix(term, "tmux.") {
+		lipgloss.SetColorProfile(termenv.ANSI)
+	}
+}
+
+// drain reads snapshots until the channel is closed or d passes, so that
+// the engine is never left blocked on a send nobody reads.
+func drain(ch <-chan *engine.Snapshot, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		case <-t.C:
+			return
+		}
+	}
+}
