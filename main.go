@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -31,6 +32,19 @@ import (
 )
 
 func main() {
+	// BENCHTOP_CPUPROFILE=FILE writes a CPU profile of the whole run, for
+	// finding what dominates the hot path (go tool pprof FILE).
+	if path := os.Getenv("BENCHTOP_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if err := pprof.StartCPUProfile(f); err == nil {
+				code := run(os.Args[1:], os.Stdout, os.Stderr)
+				pprof.StopCPUProfile()
+				f.Close()
+				os.Exit(code)
+			}
+			f.Close()
+		}
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -158,7 +172,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				gotSig = s
 			}
 			sigMu.Unlock()
-			runner.Stop()
+			runner.Interrupt()
 			cancel()
 		}
 	}()

@@ -263,7 +263,7 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 	c.Threads = r.int("threadcount", 1, 1, MaxThreads)
 	c.Target = r.float("target", 0, 0, 1e12)
 	c.StatusInterval = r.seconds("status.interval", time.Second, 100*time.Millisecond, 10*time.Second)
-	c.MeasurementIntvl = r.choice("measurement.interval", "op", "op", "intended", "both")
+	c.MeasurementIntvl = r.choice("measurement.interval", "both", "op", "intended", "both")
 	c.Partitions = r.int("partitions", 1, 1, MaxPartitions)
 	c.LoadBeforeRun = r.bool("load.before.run", false)
 	if v, ok := p["hdrhistogram.percentiles"]; ok {

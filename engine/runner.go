@@ -65,8 +65,9 @@ type Runner struct {
 	pending    []Event
 	dropped    atomic.Int64
 
-	stopCh   chan struct{}
-	stopOnce sync.Once
+	stopCh      chan struct{}
+	stopOnce    sync.Once
+	interrupted atomic.Bool
 }
 
 // New prepares a run: it builds the workload on the adapter but sends it
@@ -159,7 +160,10 @@ func (r *Runner) Run(ctx context.Context) ([]*PhaseResult, error) {
 		if err != nil {
 			return r.Results(), err
 		}
-		if res.Interrupted {
+		r.mu.Lock()
+		stopped := r.stopped
+		r.mu.Unlock()
+		if res.Interrupted || stopped {
 			break
 		}
 	}
@@ -177,6 +181,13 @@ func (r *Runner) Run(ctx context.Context) ([]*PhaseResult, error) {
 		r.mu.Unlock()
 	}
 	return r.Results(), nil
+}
+
+// Interrupt ends the run like Stop, and marks the results as interrupted
+// (a signal, not the planned end or the user's quit).
+func (r *Runner) Interrupt() {
+	r.interrupted.Store(true)
+	r.Stop()
 }
 
 // Stop ends the run: workers finish their current operation, the final
@@ -514,7 +525,7 @@ loop:
 			p.stop(false)
 			break loop
 		case <-r.stopCh:
-			interrupted = true
+			interrupted = r.interrupted.Load()
 			p.stop(true)
 			break loop
 		case <-ctx.Done():
