@@ -24,7 +24,9 @@ func (nullDB) Delete(context.Context, string, string) error                   { 
 func (nullDB) Close() error                                                   { return nil }
 
 // benchPhase builds a run phase without starting workers or the sampler.
-func benchPhase(b *testing.B, extra map[string]string) (*phase, *wstate) {
+func benchPhase(b *testing.B, extra map[string]string) (*phase, *wstate) { return benchPhaseT(b, extra) }
+
+func benchPhaseT(b testing.TB, extra map[string]string) (*phase, *wstate) {
 	props := map[string]string{
 		"recordcount": "100000", "operationcount": "0",
 		"readproportion": "0.5", "updateproportion": "0.5", "requestdistribution": "zipfian",
@@ -73,6 +75,22 @@ func BenchmarkHotPathPaced(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if !p.step(ws) {
 			b.Fatal("worker stopped")
+		}
+	}
+}
+
+// The hot path allocates nothing per operation (an allocation per
+// operation costs more than the rest of the engine's work against the
+// embedded store, and feeds the garbage collector at millions per second).
+func TestHotPathDoesNotAllocate(t *testing.T) {
+	for _, target := range []float64{0, 1e12} {
+		p, ws := benchPhaseT(t, nil)
+		if target > 0 {
+			p.replanTarget(target, 1)
+		}
+		p.step(ws) // first call sets up the schedule
+		if n := testing.AllocsPerRun(2000, func() { p.step(ws) }); n != 0 {
+			t.Errorf("target %v: %v allocations per operation, want 0", target, n)
 		}
 	}
 }

@@ -688,10 +688,11 @@ type wstate struct {
 
 	sub   workload.SubRecorder
 	limit func(int) int
+	clock func() int64 // p.now, bound once: a method value allocates
 }
 
 func (p *phase) newWState(w *worker, rec *measure.Recorder) *wstate {
-	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, epoch: -1}
+	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, epoch: -1, clock: p.now}
 	ws.cw = p.wl.NewWorker(uint64(w.id)*7919 + uint64(time.Now().UnixNano()))
 	ws.sub = func(op int, start, end int64, err error) {
 		set := rec.Lock()
@@ -794,7 +795,7 @@ func (p *phase) step(ws *wstate) bool {
 			return false
 		}
 	} else {
-		op, n, err = ws.cw.Transaction(ws.ctx, p.now, ws.sub)
+		op, n, err = ws.cw.Transaction(ws.ctx, ws.clock, ws.sub)
 		if p.limited {
 			ws.local--
 		}
