@@ -24,7 +24,9 @@ func (nullDB) Delete(context.Context, string, string) error                   { 
 func (nullDB) Close() error                                                   { return nil }
 
 // benchPhase builds a run phase without starting workers or the sampler.
-func benchPhase(b *testing.B, extra map[string]string) (*phase, *wstate) { return benchPhaseT(b, extra) }
+func benchPhase(b *testing.B, extra map[string]string) (*phase, *wstate) {
+	return benchPhaseT(b, extra)
+}
 
 func benchPhaseT(b testing.TB, extra map[string]string) (*phase, *wstate) {
 	props := map[string]string{

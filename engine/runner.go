@@ -767,21 +767,35 @@ func (p *phase) step(ws *wstate) bool {
 		intended = ws.schedStart + ws.schedDone*tick
 		ws.schedDone++
 		if d := intended - p.now(); d > 0 {
-			ch := p.wakeCh()
-			if p.epoch.Load() != ws.epoch {
-				return true
+			// Go's timers fire on a millisecond grid here (a 20 µs sleep
+			// takes ~1 ms), which would add up to a millisecond of client
+			// slop to every latency measured from the intended start. Long
+			// waits use a timer (interruptible by a control change) up to
+			// the last stretch; the last stretch is a nanosleep system call
+			// (~70 µs slack).
+			if d > int64(precisePacing) {
+				ch := p.wakeCh()
+				if p.epoch.Load() != ws.epoch {
+					ws.schedDone--
+					return true
+				}
+				wait := time.Duration(d) - precisePacing
+				if ws.timer == nil {
+					ws.timer = time.NewTimer(wait)
+				} else {
+					ws.timer.Reset(wait)
+				}
+				select {
+				case <-ws.timer.C:
+				case <-ch:
+					ws.timer.Stop()
+					ws.schedDone--
+					return true
+				}
+				d = intended - p.now()
 			}
-			if ws.timer == nil {
-				ws.timer = time.NewTimer(time.Duration(d))
-			} else {
-				ws.timer.Reset(time.Duration(d))
-			}
-			select {
-			case <-ws.timer.C:
-			case <-ch:
-				ws.timer.Stop()
-				ws.schedDone--
-				return true
+			if d > 0 {
+				sleepPrecise(time.Duration(d))
 			}
 		}
 	}
