@@ -949,6 +949,11 @@ func (p *phase) sample(final bool) *Snapshot {
 	p.drainInto(true)
 	now := time.Now()
 	hs := r.host.Latest()
+	if now.Sub(hs.Time) > r.cfg.StatusInterval {
+		// The host sampler has not reported in this interval yet (the
+		// first one): take a reading now.
+		hs = r.host.Sample()
+	}
 
 	p.smu.Lock()
 	ivl := now.Sub(p.lastTick)

@@ -236,11 +236,11 @@ func WriteSegments(w io.Writer, segs []engine.Segment) {
 		}
 	}
 	sort.Strings(extras)
-	head := fmt.Sprintf("%3s  %-8s %8s %8s %11s %11s %14s", "#", "from", "duration", "threads", "partitions", "target", "ops/s")
+	head := fmt.Sprintf("%2s %5s %6s %7s %5s %9s %11s", "#", "from", "dur", "threads", "parts", "target", "ops/s")
 	for _, k := range extras {
-		head += fmt.Sprintf(" %14s", strings.ReplaceAll(strings.TrimSuffix(k, "_per_sec"), "_", " ")+"/s")
+		head += fmt.Sprintf(" %11s", strings.ReplaceAll(strings.TrimSuffix(k, "_per_sec"), "_", " ")+"/s")
 	}
-	fmt.Fprintf(w, "%s %9s %9s %9s %8s %5s\n", head, "p50", "p95", "p99", "errors", "cpu")
+	fmt.Fprintf(w, "%s %7s %7s %7s %6s %4s\n", head, "p50", "p95", "p99", "errors", "cpu")
 	for _, s := range segs {
 		mark := ""
 		if s.Knee {
@@ -256,20 +256,34 @@ func WriteSegments(w io.Writer, segs []engine.Segment) {
 		if s.Target > 0 {
 			target = FormatCount(int64(s.Target))
 		}
-		row := fmt.Sprintf("%3d  %-8s %8s %8d %11d %11s %14s",
-			s.Index, clock(s.Start), s.Duration().Round(100*time.Millisecond).String(), s.Threads, s.Partitions, target,
+		row := fmt.Sprintf("%2d %5s %6s %7d %5d %9s %11s",
+			s.Index, clock(s.Start), shortDur(s.Duration()), s.Threads, s.Partitions, target,
 			FormatCount(int64(math.Round(s.OpsPerSec))))
 		for _, k := range extras {
 			v := s.Extra[k]
 			if v >= 100 {
-				row += fmt.Sprintf(" %14s", FormatCount(int64(math.Round(v))))
+				row += fmt.Sprintf(" %11s", FormatCount(int64(math.Round(v))))
 			} else {
-				row += fmt.Sprintf(" %14.2f", v)
+				row += fmt.Sprintf(" %11.2f", v)
 			}
 		}
-		fmt.Fprintf(w, "%s %9s %9s %9s %8d %4.0f%%  %s\n", row, FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99),
+		fmt.Fprintf(w, "%s %7s %7s %7s %6d %3.0f%%  %s\n", row, FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99),
 			s.Errors, s.CPU, strings.TrimSpace(mark+"  "+s.Label))
 	}
+}
+
+// shortDur renders a segment length in at most 6 characters: 9.5s, 1m30s,
+// 2h05m.
+func shortDur(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 func clock(d time.Duration) string {
