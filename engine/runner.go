@@ -899,6 +899,12 @@ func (p *phase) closeSegmentLocked() {
 	s := p.seg
 	s.End = time.Since(p.r.start)
 	s.Open = false
+	if s.cpuN == 0 && p.r.host != nil {
+		// Shorter than an interval: one reading of its own.
+		if hs := p.r.host.Sample(); hs.Cores > 0 {
+			s.cpuSum, s.cpuN = hs.CPUTotal, 1
+		}
+	}
 	p.fillSegment(s)
 	if s.Ops > 0 || s.Errors > 0 {
 		s.Index = len(p.segments) + 1
