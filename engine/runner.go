@@ -117,6 +117,13 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 // Info returns the run's static description.
 func (r *Runner) Info() Info { return r.info }
 
+// Workload returns the workload the runner drives.
+func (r *Runner) Workload() workload.Workload { return r.wl }
+
+// SetMix replaces the description of the mix shown in headers and reports
+// (before Run).
+func (r *Runner) SetMix(mix string) { r.info.Mix = mix }
+
 // Snapshots is the channel of snapshots, closed after the last one. A
 // reader that falls more than 512 snapshots behind loses the oldest.
 func (r *Runner) Snapshots() <-chan *Snapshot { return r.snaps }
@@ -476,16 +483,23 @@ func (r *Runner) runPhase(ctx context.Context, wl workload.Workload, name Phase,
 		r.mu.Unlock()
 		return nil, nil
 	}
-	if st, ok := wl.(workload.Starter); ok {
+	st, hasStarter := wl.(workload.Starter)
+	stopped := false
+	stopWorkload := func() {
+		if !hasStarter || stopped {
+			return
+		}
+		stopped = true
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = st.Stop(sctx)
+	}
+	if hasStarter {
 		if err := st.Start(ctx, string(name), r.partitions); err != nil {
 			r.mu.Unlock()
 			return nil, fmt.Errorf("%s phase: start: %w", name, err)
 		}
-		defer func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			_ = st.Stop(sctx)
-		}()
+		defer stopWorkload()
 	}
 	r.cur = p
 	p.partitions.Store(int64(r.partitions))
@@ -548,6 +562,9 @@ loop:
 		// A run ended by maxexecutiontime is complete, not interrupted.
 		interrupted = false
 	}
+	// The workload's own goroutines drain (last batches, consumers) before
+	// the final snapshot, so that it holds everything.
+	stopWorkload()
 	final := p.sample(true)
 	r.mu.Lock()
 	r.cur = nil
