@@ -27,9 +27,12 @@ import (
 	_ "benchtop/adapters/influx"
 	_ "benchtop/adapters/memory"
 	_ "benchtop/adapters/mongodb"
+	_ "benchtop/adapters/nats"
 	_ "benchtop/adapters/null"
+	_ "benchtop/adapters/redis"
 	"benchtop/engine"
 	"benchtop/engine/report"
+	_ "benchtop/engine/stream"
 	_ "benchtop/engine/timeseries"
 )
 

@@ -40,6 +40,21 @@ PY
 grep -q '^#\[StartTime' "$tmp/h.hlog" || fail "HDR log has no header"
 grep -q 'Tag=READ,' "$tmp/h.hlog" || fail "HDR log has no READ intervals"
 
+# The partitioned stream: live repartitioning loses, duplicates and reorders nothing.
+"$BIN" run memory -p workload=stream -p partitions=4 --at 1s:partitions=6 --at 2s:partitions=2 -p maxexecutiontime=3 \
+	--json "$tmp/stream.json" --headless >"$tmp/out.txt" 2>"$tmp/err.txt" </dev/null || fail "stream run exited non-zero"
+for k in RowsLost RowsDuplicated RowsOutOfOrder; do
+	grep -q "^\[STREAM\], $k, 0$" "$tmp/out.txt" || fail "stream: $k is not 0"
+done
+python3 - "$tmp/stream.json" <<'PY' || fail "stream JSON"
+import json, sys
+s = json.load(open(sys.argv[1]))
+st = s["stream"]
+assert st["lost"] == 0 and st["duplicated"] == 0 and st["out_of_order"] == 0, st
+assert st["produced"] == st["consumed"] > 0, st
+assert all("rows_per_sec" in g and "mb_per_sec" in g for g in s["segments"]), s["segments"]
+PY
+
 # Bad input: one line, exit 2.
 set +e
 "$BIN" run memory -threads 0 >"$tmp/bad.out" 2>"$tmp/bad.err"

@@ -435,6 +435,7 @@ type cutReq struct {
 type segmentAcc struct {
 	Segment
 	sums   map[string]float64
+	first  map[string]float64 // workload counters at the segment's start
 	set    *measure.Set
 	cpuSum float64
 	cpuN   int
@@ -878,6 +879,9 @@ func (p *phase) newSegment(e Event, threads int, target float64) *segmentAcc {
 	s.Target = target
 	s.Label = e.String()
 	s.Open = true
+	if c, ok := p.wl.(workload.Counters); ok {
+		s.first = c.Counters()
+	}
 	return s
 }
 
@@ -958,9 +962,17 @@ func (p *phase) fillSegment(s *segmentAcc) {
 	if s.cpuN > 0 {
 		s.CPU = s.cpuSum / float64(s.cpuN)
 	}
-	if len(s.sums) > 0 && dur > 0 {
-		s.Extra = make(map[string]float64, len(s.sums))
-		for k, v := range s.sums {
+	sums := s.sums
+	if c, ok := p.wl.(workload.Counters); ok && s.first != nil {
+		now := c.Counters()
+		sums = make(map[string]float64, len(now))
+		for k, v := range now {
+			sums[k] = v - s.first[k]
+		}
+	}
+	if len(sums) > 0 && dur > 0 {
+		s.Extra = make(map[string]float64, len(sums))
+		for k, v := range sums {
 			s.Extra[k+"_per_sec"] = v / dur
 		}
 	}

@@ -517,3 +517,9 @@ func (w *Workload) drain(ctx context.Context) error {
 
 // histogram range of batch write latencies, in microseconds.
 func newWriteHist() *hdr.Histogram { return hdr.New(1, int64(time.Hour/time.Microsecond), 3) }
+
+// Counters implements workload.Counters: records and MB acknowledged so
+// far, so that every segment gets exactly its own records/s and MB/s.
+func (w *Workload) Counters() map[string]float64 {
+	return map[string]float64{"records": float64(w.acked.Load()), "mb": float64(w.ackedBytes.Load()) / 1e6}
+}

@@ -78,6 +78,15 @@ type Sampler interface {
 	Sample(interval time.Duration) Sample
 }
 
+// Counters is implemented by workloads whose Delta figures are also kept
+// as running totals (atomic loads, cheap). The runner then reads them at
+// every segment boundary, so that each segment gets exactly its own rows
+// rather than whole intervals (a change rarely falls on a tick). The keys
+// are those of Sample.Delta.
+type Counters interface {
+	Counters() map[string]float64
+}
+
 // Final is a workload's closing section of the report.
 type Final struct {
 	// Text is written after the YCSB part of the text report.

@@ -1,0 +1,156 @@
+// Package nats is benchtop's NATS JetStream adapter, on
+// github.com/nats-io/nats.go (package jetstream). It carries the stream
+// workload only: one JetStream stream per run with one subject per
+// partition ("<name>.p<N>"), rows published asynchronously and confirmed
+// batch by batch, and one ordered consumer per partition (filtered on its
+// subject), which JetStream delivers strictly in order and recreates
+// itself on a gap. Readers purge what they have read from their subject
+// as they go, so that the server keeps only the consumer lag.
+//
+// Properties: nats.url (default nats://127.0.0.1:4222; a user and
+// password in it are never shown), nats.storage (file or memory, default
+// file), nats.timeout (connect and request timeout, default 10s).
+// Key-value workloads are refused: select -p workload=stream.
+package nats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	natsgo "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"benchtop/adapters"
+)
+
+func init() {
+	adapters.Register(adapters.Driver{
+		Name:        "nats",
+		Description: "NATS JetStream: the stream workload, one subject and ordered consumer per partition",
+		Prefixes:    []string{"nats."},
+		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
+			return Open(ctx, props)
+		},
+	})
+}
+
+// Config is the adapter's configuration, from properties.
+type Config struct {
+	URL     string
+	Storage jetstream.StorageType
+	Timeout time.Duration
+}
+
+// ParseConfig reads the nats.* properties. It refuses workloads other
+// than the stream.
+func ParseConfig(p adapters.Properties) (Config, error) {
+	c := Config{URL: strings.TrimSpace(p.String("nats.url", "nats://127.0.0.1:4222"))}
+	if wl := strings.TrimSpace(p.String("workload", "")); wl != "stream" {
+		return c, &adapters.ConfigError{Key: "workload", Value: wl, Allowed: "stream (the nats adapter carries only the stream workload: -p workload=stream)"}
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "tls" && u.Scheme != "ws" && u.Scheme != "wss") {
+		return c, &adapters.ConfigError{Key: "nats.url", Value: adapters.MaskURL(p["nats.url"]), Allowed: "a URL such as nats://127.0.0.1:4222"}
+	}
+	switch strings.ToLower(strings.TrimSpace(p.String("nats.storage", "file"))) {
+	case "file":
+		c.Storage = jetstream.FileStorage
+	case "memory":
+		c.Storage = jetstream.MemoryStorage
+	default:
+		return c, &adapters.ConfigError{Key: "nats.storage", Value: p["nats.storage"], Allowed: "file, memory"}
+	}
+	c.Timeout, err = p.Duration("nats.timeout", 10*time.Second, time.Second)
+	if err != nil || c.Timeout <= 0 {
+		return c, &adapters.ConfigError{Key: "nats.timeout", Value: p["nats.timeout"], Allowed: "a duration > 0 such as 10s"}
+	}
+	return c, nil
+}
+
+// DB is a connection to a NATS server with JetStream.
+type DB struct {
+	cfg Config
+	nc  *natsgo.Conn
+	js  jetstream.JetStream
+}
+
+var (
+	_ adapters.DB        = (*DB)(nil)
+	_ adapters.Describer = (*DB)(nil)
+	_ adapters.Streamer  = (*DB)(nil)
+)
+
+// Open connects and checks that JetStream is enabled.
+func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
+	cfg, err := ParseConfig(props)
+	if err != nil {
+		return nil, fmt.Errorf("nats: %w", err)
+	}
+	return connect(ctx, cfg)
+}
+
+func connect(ctx context.Context, cfg Config) (*DB, error) {
+	nc, err := natsgo.Connect(cfg.URL, natsgo.Timeout(cfg.Timeout), natsgo.Name("benchtop"),
+		natsgo.MaxReconnects(-1), natsgo.ReconnectBufSize(64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("nats: connect to %s: %w", adapters.MaskURL(cfg.URL), classify(err))
+	}
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(1<<16))
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("nats: jetstream: %w", err)
+	}
+	actx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	if _, err := js.AccountInfo(actx); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("nats: %s: JetStream is not available (start nats-server with -js): %w", adapters.MaskURL(cfg.URL), classify(err))
+	}
+	return &DB{cfg: cfg, nc: nc, js: js}, nil
+}
+
+// Describe returns the server URL with any password masked.
+func (db *DB) Describe() string { return adapters.MaskURL(db.cfg.URL) + " (JetStream)" }
+
+// Close drains nothing and closes the connection.
+func (db *DB) Close() error {
+	db.nc.Close()
+	return nil
+}
+
+var errKV = errors.New("nats: key-value operations are not supported (the nats adapter carries the stream workload only)")
+
+func (*DB) Read(context.Context, string, string, []string, []adapters.Field) ([]adapters.Field, error) {
+	return nil, errKV
+}
+func (*DB) Scan(context.Context, string, string, int, []string, []adapters.Record) ([]adapters.Record, error) {
+	return nil, errKV
+}
+func (*DB) Update(context.Context, string, string, []adapters.Field) error { return errKV }
+func (*DB) Insert(context.Context, string, string, []adapters.Field) error { return errKV }
+func (*DB) Delete(context.Context, string, string) error                   { return errKV }
+
+// classify attaches an error kind to a nats.go error.
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled):
+		return adapters.WithKind(adapters.KindCanceled, err)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, natsgo.ErrTimeout):
+		return adapters.WithKind(adapters.KindTimeout, err)
+	case errors.Is(err, natsgo.ErrNoServers), errors.Is(err, natsgo.ErrConnectionClosed),
+		errors.Is(err, natsgo.ErrNoResponders), errors.Is(err, jetstream.ErrNoStreamResponse),
+		errors.Is(err, natsgo.ErrConnectionReconnecting), errors.Is(err, jetstream.ErrJetStreamNotEnabled):
+		return adapters.WithKind(adapters.KindUnavailable, err)
+	case errors.Is(err, jetstream.ErrTooManyStalledMsgs):
+		return adapters.WithKind(adapters.KindThrottled, err)
+	case errors.Is(err, jetstream.ErrStreamNotFound), errors.Is(err, jetstream.ErrMsgNotFound):
+		return adapters.WithKind(adapters.KindNotFound, err)
+	}
+	return err
+}

@@ -1,0 +1,219 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"benchtop/adapters"
+)
+
+func hashKey(table, key string) string { return table + ":" + key }
+
+func indexKey(table string) string { return "benchtop:index:" + table }
+
+// fieldArgs flattens fields into HSET arguments. The values are written to
+// the connection before the call returns, so the engine's buffers are
+// not kept.
+func fieldArgs(values []adapters.Field) []any {
+	args := make([]any, 0, 2*len(values))
+	for _, f := range values {
+		args = append(args, f.Name, f.Value)
+	}
+	return args
+}
+
+// Read returns the fields of the record (all with fields == nil).
+func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst []adapters.Field) ([]adapters.Field, error) {
+	hk := hashKey(table, key)
+	if fields == nil {
+		m, err := db.client.HGetAll(ctx, hk).Result()
+		if err != nil {
+			return dst, fmt.Errorf("redis: read %q: %w", key, classify(err))
+		}
+		if len(m) == 0 {
+			return dst, fmt.Errorf("redis: read %q: %w", key, adapters.WithKind(adapters.KindNotFound, adapters.ErrNotFound))
+		}
+		for name, v := range m {
+			dst = append(dst, adapters.Field{Name: name, Value: []byte(v)})
+		}
+		return dst, nil
+	}
+	vals, err := db.client.HMGet(ctx, hk, fields...).Result()
+	if err != nil {
+		return dst, fmt.Errorf("redis: read %q: %w", key, classify(err))
+	}
+	n := len(dst)
+	for i, v := range vals {
+		if s, ok := v.(string); ok {
+			dst = append(dst, adapters.Field{Name: strings.Clone(fields[i]), Value: []byte(s)})
+		}
+	}
+	if len(dst) == n {
+		// None of the fields: is the record there at all?
+		ex, err := db.client.Exists(ctx, hk).Result()
+		if err != nil {
+			return dst, fmt.Errorf("redis: read %q: %w", key, classify(err))
+		}
+		if ex == 0 {
+			return dst, fmt.Errorf("redis: read %q: %w", key, adapters.WithKind(adapters.KindNotFound, adapters.ErrNotFound))
+		}
+	}
+	return dst, nil
+}
+
+// Scan returns up to count records from the first key >= startKey, in key
+// order, from the table's sorted-set index.
+func (db *DB) Scan(ctx context.Context, table, startKey string, count int, fields []string, dst []adapters.Record) ([]adapters.Record, error) {
+	if !db.cfg.Index {
+		return dst, fmt.Errorf("redis: scan %q: scans need the key index (redis.index=true)", startKey)
+	}
+	if count <= 0 {
+		return dst, nil
+	}
+	keys, err := db.client.ZRangeByLex(ctx, indexKey(table), &goredis.ZRangeBy{Min: "[" + startKey, Max: "+", Count: int64(count)}).Result()
+	if err != nil {
+		return dst, fmt.Errorf("redis: scan %q: %w", startKey, classify(err))
+	}
+	if len(keys) == 0 {
+		return dst, nil
+	}
+	pipe := db.client.Pipeline()
+	all := make([]*goredis.MapStringStringCmd, len(keys))
+	some := make([]*goredis.SliceCmd, len(keys))
+	for i, k := range keys {
+		if fields == nil {
+			all[i] = pipe.HGetAll(ctx, hashKey(table, k))
+		} else {
+			some[i] = pipe.HMGet(ctx, hashKey(table, k), fields...)
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, goredis.Nil) {
+		return dst, fmt.Errorf("redis: scan %q: %w", startKey, classify(err))
+	}
+	for i, k := range keys {
+		var rec adapters.Record
+		if fields == nil {
+			m := all[i].Val()
+			if len(m) == 0 {
+				continue // deleted since the index was read
+			}
+			rec = adapters.Record{Key: k, Fields: make([]adapters.Field, 0, len(m))}
+			for name, v := range m {
+				rec.Fields = append(rec.Fields, adapters.Field{Name: name, Value: []byte(v)})
+			}
+		} else {
+			rec = adapters.Record{Key: k, Fields: make([]adapters.Field, 0, len(fields))}
+			for j, v := range some[i].Val() {
+				if s, ok := v.(string); ok {
+					rec.Fields = append(rec.Fields, adapters.Field{Name: strings.Clone(fields[j]), Value: []byte(s)})
+				}
+			}
+			if len(rec.Fields) == 0 {
+				continue
+			}
+		}
+		dst = append(dst, rec)
+	}
+	return dst, nil
+}
+
+// updateScript sets fields only on an existing record, atomically.
+var updateScript = goredis.NewScript(`if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1`)
+
+// Update sets the given fields of an existing record.
+func (db *DB) Update(ctx context.Context, table, key string, values []adapters.Field) error {
+	if len(values) == 0 {
+		return nil
+	}
+	if !db.cfg.Strict {
+		if err := db.client.HSet(ctx, hashKey(table, key), fieldArgs(values)...).Err(); err != nil {
+			return fmt.Errorf("redis: update %q: %w", key, classify(err))
+		}
+		return nil
+	}
+	n, err := updateScript.Run(ctx, db.client, []string{hashKey(table, key)}, fieldArgs(values)...).Int()
+	if err != nil {
+		return fmt.Errorf("redis: update %q: %w", key, classify(err))
+	}
+	if n == 0 {
+		return fmt.Errorf("redis: update %q: %w", key, adapters.WithKind(adapters.KindNotFound, adapters.ErrNotFound))
+	}
+	return nil
+}
+
+// Insert writes a record (replacing any record of that key) and indexes
+// its key, in one transaction.
+func (db *DB) Insert(ctx context.Context, table, key string, values []adapters.Field) error {
+	if !db.cfg.Strict && !db.cfg.Index {
+		if err := db.client.HSet(ctx, hashKey(table, key), fieldArgs(values)...).Err(); err != nil {
+			return fmt.Errorf("redis: insert %q: %w", key, classify(err))
+		}
+		return nil
+	}
+	_, err := db.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		db.queueInsert(ctx, p, table, key, values)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("redis: insert %q: %w", key, classify(err))
+	}
+	return nil
+}
+
+func (db *DB) queueInsert(ctx context.Context, p goredis.Pipeliner, table, key string, values []adapters.Field) {
+	hk := hashKey(table, key)
+	if db.cfg.Strict {
+		p.Del(ctx, hk) // the record is what was inserted, nothing else
+	}
+	if len(values) > 0 {
+		p.HSet(ctx, hk, fieldArgs(values)...)
+	}
+	if db.cfg.Index {
+		p.ZAdd(ctx, indexKey(table), goredis.Z{Score: 0, Member: key})
+	}
+}
+
+// BatchSize is redis.batchsize: records per InsertBatch pipeline.
+func (db *DB) BatchSize() int { return db.cfg.BatchSize }
+
+// InsertBatch inserts records in one MULTI/EXEC pipeline.
+func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.Record) error {
+	if len(records) == 0 {
+		return nil
+	}
+	_, err := db.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		for _, r := range records {
+			db.queueInsert(ctx, p, table, r.Key, r.Fields)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("redis: insert batch of %d from %q: %w", len(records), records[0].Key, classify(err))
+	}
+	return nil
+}
+
+// Delete removes a record and its index entry.
+func (db *DB) Delete(ctx context.Context, table, key string) error {
+	var del *goredis.IntCmd
+	_, err := db.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		del = p.Del(ctx, hashKey(table, key))
+		if db.cfg.Index {
+			p.ZRem(ctx, indexKey(table), key)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("redis: delete %q: %w", key, classify(err))
+	}
+	if del.Val() == 0 {
+		return fmt.Errorf("redis: delete %q: %w", key, adapters.WithKind(adapters.KindNotFound, adapters.ErrNotFound))
+	}
+	return nil
+}

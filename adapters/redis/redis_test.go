@@ -1,0 +1,174 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
+	"benchtop/engine/stream/streamtest"
+)
+
+func TestParseConfig(t *testing.T) {
+	c, err := ParseConfig(adapters.Properties{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:6379" || c.DB != 0 || !c.Index || !c.Strict || c.BatchSize != 100 || c.PoolSize != 2048 || c.Timeout != 5*time.Second {
+		t.Errorf("defaults: %+v", c)
+	}
+	for _, tc := range []struct{ key, value string }{
+		{"redis.addr", "nohost"}, {"redis.db", "-1"}, {"redis.poolsize", "0"},
+		{"redis.timeout", "never"}, {"redis.index", "maybe"}, {"redis.batchsize", "0"}, {"redis.strict", "sort of"},
+	} {
+		_, err := ParseConfig(adapters.Properties{tc.key: tc.value})
+		var ce *adapters.ConfigError
+		if !errors.As(err, &ce) || ce.Key != tc.key {
+			t.Errorf("%s=%s: %v, want a ConfigError naming %s", tc.key, tc.value, err, tc.key)
+		}
+	}
+}
+
+func TestDescribeHidesPassword(t *testing.T) {
+	db := &DB{cfg: Config{Addr: "10.0.0.1:6380", Password: "s3cret", DB: 2}}
+	if d := db.Describe(); strings.Contains(d, "s3cret") || d != "redis://10.0.0.1:6380/2" {
+		t.Errorf("Describe() = %q", d)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		kind string
+	}{
+		{goredis.Nil, adapters.KindNotFound},
+		{context.DeadlineExceeded, adapters.KindTimeout},
+		{context.Canceled, adapters.KindCanceled},
+		{goredis.ErrClosed, adapters.KindUnavailable},
+		{errors.New("LOADING Redis is loading the dataset in memory"), adapters.KindUnavailable},
+		{errors.New("OOM command not allowed when used memory > 'maxmemory'"), adapters.KindThrottled},
+		{errors.New("WRONGTYPE Operation against a key holding the wrong kind of value"), adapters.KindOther},
+	} {
+		if k := adapters.Kind(classify(tc.err)); k != tc.kind {
+			t.Errorf("Kind(classify(%v)) = %q, want %q", tc.err, k, tc.kind)
+		}
+	}
+}
+
+// openTestServer opens the adapter against BENCHTOP_REDIS_ADDR, or skips.
+func openTestServer(t testing.TB) *DB {
+	t.Helper()
+	addr := os.Getenv("BENCHTOP_REDIS_ADDR")
+	if addr == "" {
+		t.Skip("no Redis server: run `eval \"$(bash .ci/servers/redis.sh start)\"` (sets BENCHTOP_REDIS_ADDR) to enable")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	db, err := Open(ctx, adapters.Properties{"redis.addr": addr, "redis.password": os.Getenv("BENCHTOP_REDIS_PASSWORD")})
+	if err != nil {
+		t.Fatalf("Open(%s): %v", addr, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestConformance(t *testing.T) {
+	db := openTestServer(t)
+	adaptertest.Run(t, db, adaptertest.Options{})
+}
+
+// The YCSB-like mode (no existence checks) still round-trips records and
+// scans in order.
+func TestLooseModeRoundTrip(t *testing.T) {
+	db := openTestServer(t)
+	loose := &DB{cfg: db.cfg, client: db.client}
+	loose.cfg.Strict = false
+	ctx := t.Context()
+	key := "bttest-loose-" + time.Now().Format("150405.000000")
+	if err := loose.Update(ctx, "usertable", key, []adapters.Field{{Name: "f", Value: []byte("v1")}}); err != nil {
+		t.Fatalf("Update of a missing record in loose mode: %v", err)
+	}
+	if err := loose.Insert(ctx, "usertable", key, []adapters.Field{{Name: "g", Value: []byte("v2")}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := loose.Read(ctx, "usertable", key, nil, nil)
+	if err != nil || len(got) != 2 {
+		t.Errorf("Read = %v, %v; want fields f and g", got, err)
+	}
+	if err := loose.Delete(ctx, "usertable", key); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStreamConformance(t *testing.T) {
+	db := openTestServer(t)
+	streamtest.Run(t, db, streamtest.Options{Rows: 20000})
+}
+
+// Close removes the stream's keys, and readers trim what they have read.
+func TestStreamCleansUp(t *testing.T) {
+	db := openTestServer(t)
+	ctx := t.Context()
+	name := "bttest-clean-" + time.Now().Format("150405.000000")
+	s, err := db.OpenStream(ctx, name, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]adapters.StreamRow, 0, trimEvery+1000)
+	for range trimEvery + 1000 {
+		rows = append(rows, adapters.StreamRow{Partition: 0, Data: []byte("row")})
+	}
+	if err := s.Produce(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Reader(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int
+	for got < len(rows) {
+		out, err := r.Read(ctx, nil, 5000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += len(out)
+	}
+	n, err := db.client.XLen(ctx, name+":p0").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > 2000 {
+		t.Errorf("partition 0 still holds %d entries after %d were read", n, got)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := streamKeys(ctx, db, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 0 {
+		t.Errorf("keys left after Close: %v", keys)
+	}
+}
+
+// streamKeys lists the keys of a stream (for tests).
+func streamKeys(ctx context.Context, db *DB, name string) ([]string, error) {
+	keys, err := db.client.Keys(ctx, name+":p*").Result()
+	if err != nil {
+		return nil, err
+	}
+	out := keys[:0]
+	for _, k := range keys {
+		if strings.HasPrefix(k, name+":p") {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,64 @@
+package adapters
+
+import "context"
+
+// Streamer is implemented by adapters that can carry the partitioned
+// change-stream workload (engine/stream): an append-only log split into
+// numbered partitions, each read strictly in order by one reader.
+type Streamer interface {
+	// OpenStream creates a new, empty stream named name with partitions
+	// 0 to partitions-1. The name is unique per run; the stream's data is
+	// removed by Stream.Close.
+	OpenStream(ctx context.Context, name string, partitions int) (Stream, error)
+}
+
+// StreamRow is one row handed to Stream.Produce.
+type StreamRow struct {
+	Partition int
+	// Data is only valid for the duration of the Produce call: an adapter
+	// that keeps it must copy it.
+	Data []byte
+}
+
+// Stream is one partitioned append-only log. Produce, Partitions and
+// EnsurePartitions are safe for concurrent use; each partition's
+// StreamReader is used by one goroutine at a time.
+//
+// The stream keeps no notion of keys, epochs or consumers: the workload
+// decides which partition a row goes to and when a partition is no longer
+// written. Partitions are never removed while the stream is open (a
+// partition the workload stops writing keeps its rows for its reader).
+type Stream interface {
+	// Partitions returns how many partitions exist (numbered from 0).
+	Partitions() int
+	// EnsurePartitions creates partitions up to n (a no-op when n or more
+	// exist), each empty and positioned for its reader at its start.
+	EnsurePartitions(ctx context.Context, n int) error
+	// Produce appends every row to its partition. Rows of one partition
+	// are appended in the order given, after every row of an earlier
+	// Produce call that returned; rows of concurrent calls may interleave.
+	// On error some of the rows may have been appended and others not.
+	Produce(ctx context.Context, rows []StreamRow) error
+	// Reader returns the reader of partition p, positioned at its first
+	// row. A partition has at most one reader; it lives until Close.
+	Reader(ctx context.Context, p int) (StreamReader, error)
+	// Describe says where the stream lives, e.g. "redis streams
+	// benchtop-1a2b:p{0..7}" (no secrets).
+	Describe() string
+	// Close removes the stream's data and releases its resources; readers
+	// become unusable.
+	Close(ctx context.Context) error
+}
+
+// StreamReader reads one partition in order. Every row is delivered once,
+// in the order it was appended.
+type StreamReader interface {
+	// Read appends up to max rows to dst and returns it. It waits for at
+	// least one row until ctx is done or an adapter-chosen poll time has
+	// passed (then it returns dst unchanged and a nil error). The rows
+	// stay valid until the next Read or Close on this reader; the caller
+	// must not modify them.
+	Read(ctx context.Context, dst [][]byte, max int) ([][]byte, error)
+	// Close releases the reader.
+	Close() error
+}

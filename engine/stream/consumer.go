@@ -1,0 +1,178 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"benchtop/adapters"
+)
+
+// End-to-end latency histograms: microseconds from 1 µs to 1 hour at two
+// significant digits (1 %), small enough for one per partition.
+const (
+	e2eLowest  = 1
+	e2eHighest = int64(time.Hour / time.Microsecond)
+	e2eDigits  = 2
+)
+
+func newE2E() *hdr.Histogram { return hdr.New(e2eLowest, e2eHighest, e2eDigits) }
+
+// partition is one partition's reader and consumer figures.
+type partition struct {
+	idx    int
+	reader adapters.StreamReader
+
+	consumed    atomic.Int64 // rows delivered
+	bytes       atomic.Int64
+	lastTS      atomic.Int64 // produce time of the last row delivered
+	activeSince atomic.Int64 // when its current consumer started
+	held        atomic.Bool  // waiting for older epochs to drain
+
+	hmu   sync.Mutex
+	hist  *hdr.Histogram // e2e latency this interval (µs)
+	spare *hdr.Histogram
+
+	// Sampler goroutine only.
+	prevConsumed, prevBytes, prevProduced int64
+}
+
+func newPartition(idx int, r adapters.StreamReader, now int64) *partition {
+	p := &partition{idx: idx, reader: r, hist: newE2E(), spare: newE2E()}
+	p.lastTS.Store(now)
+	p.activeSince.Store(now)
+	return p
+}
+
+// tsRun is a run of consecutive rows with the same produce time (one
+// batch's rows in one partition): recorded into the histogram at once.
+type tsRun struct {
+	ts int64
+	n  int64
+}
+
+// consume is the consumer of one partition: it reads the partition in
+// order, waits at epoch boundaries until older epochs are drained, checks
+// every row and measures its end-to-end latency. It returns after the
+// marker of the last epoch that writes to the partition, or when the
+// consumers are cancelled.
+func (w *Workload) consume(pt *partition) {
+	defer w.consWG.Done()
+	ctx := w.consCtx
+	rows := make([][]byte, 0, w.opts.ReadBatch)
+	runs := make([]tsRun, 0, 64)
+	allowed := w.ep.drainedThrough() + 1
+	backoff := 10 * time.Millisecond
+	for {
+		var err error
+		rows, err = pt.reader.Read(ctx, rows[:0], w.opts.ReadBatch)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			w.readErrors.Add(1)
+			w.setErr(fmt.Sprintf("partition %d: read: %v", pt.idx, err))
+			if waitCtx(ctx, backoff) != nil {
+				return
+			}
+			backoff = min(2*backoff, time.Second)
+			continue
+		}
+		backoff = 10 * time.Millisecond
+		if len(rows) == 0 {
+			continue
+		}
+		now := w.now()
+		prods := *w.prods.Load()
+		var n, nb, lastTS int64
+		runs = runs[:0]
+		commit := func() {
+			if n > 0 {
+				pt.consumed.Add(n)
+				pt.bytes.Add(nb)
+				pt.lastTS.Store(lastTS)
+				w.consumed.Add(n)
+				n, nb = 0, 0
+			}
+			if len(runs) > 0 {
+				pt.hmu.Lock()
+				for _, r := range runs {
+					us := (now - r.ts) / 1000
+					_ = pt.hist.RecordValues(min(max(us, e2eLowest), e2eHighest), r.n)
+				}
+				pt.hmu.Unlock()
+				runs = runs[:0]
+			}
+		}
+		for _, row := range rows {
+			h, ok := decodeHeader(row)
+			if !ok {
+				w.check.unknown.Add(1)
+				continue
+			}
+			e := int(h.epoch)
+			if h.kind == kindMarker {
+				// Every row of epochs <= e in this partition is delivered.
+				w.ep.sealThrough(pt.idx, e)
+				if allowed <= e {
+					allowed = max(allowed, w.ep.drainedThrough()+1)
+				}
+				if w.ep.retire(pt.idx, e) {
+					commit()
+					return
+				}
+				continue
+			}
+			if e > allowed && !w.noBarrier {
+				commit()
+				w.ep.sealThrough(pt.idx, e-1)
+				pt.held.Store(true)
+				d, err := w.ep.waitDrained(ctx, e-1)
+				pt.held.Store(false)
+				if err != nil {
+					return
+				}
+				allowed = d + 1
+				now = w.now()
+			}
+			if int(h.producer) >= len(prods) {
+				prods = *w.prods.Load()
+				if int(h.producer) >= len(prods) {
+					w.check.unknown.Add(1)
+					continue
+				}
+			}
+			pr := prods[h.producer]
+			if int(h.key) >= len(pr.check) {
+				w.check.unknown.Add(1)
+				continue
+			}
+			w.check.deliver(&pr.check[h.key], h.producer, h.key, h.seq)
+			n++
+			nb += int64(len(row))
+			lastTS = h.ts
+			if k := len(runs) - 1; k >= 0 && runs[k].ts == h.ts {
+				runs[k].n++
+			} else {
+				runs = append(runs, tsRun{ts: h.ts, n: 1})
+			}
+		}
+		commit()
+	}
+}
+
+// waitCtx sleeps d or until ctx is done.
+func waitCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
