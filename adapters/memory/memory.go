@@ -5,7 +5,7 @@
 // Each table is split into P partitions by a hash of the key. A partition
 // holds its records in a Go map for point reads and writes and in an
 // ordered B-tree (github.com/tidwall/btree) for scans, behind its own
-// sync.RWMutex, so that the number of partitions changes how much the
+// sync.Mutex, so that the number of partitions changes how much the
 // client threads contend: with one partition every update serialises on
 // one lock, with eight they mostly do not. Scans merge the partitions'
 // ordered iterators and so return keys in global order. The number of
@@ -16,7 +16,7 @@
 // in and never modified afterwards, so Read and Scan hand out references
 // to them without copying. An Update allocates the new value and swaps it
 // into the record's field array in place, under the partition's write
-// lock; readers copy the field headers out under the read lock.
+// lock; readers copy the field headers out under the lock.
 package memory
 
 import (
@@ -204,7 +204,7 @@ func (db *DB) Read(_ context.Context, table, key string, fields []string, dst []
 		// place. The value bytes they point to never change.
 		dst = appendFields(dst, rec, fields)
 	}
-	p.mu.RUnlock()
+	p.mu.Unlock()
 	if !ok {
 		return dst, fmt.Errorf("memory: read %q: %w", key, adapters.ErrNotFound)
 	}
@@ -244,7 +244,7 @@ func (db *DB) Update(_ context.Context, table, key string, values []adapters.Fie
 		val := buf[off:end:end]
 		off = end
 		if j := indexOf(rec, v.Name); j >= 0 {
-			// In place: readers copy headers under the read lock, and a
+			// In place: readers copy headers under the lock, and a
 			// resharding copy shares this array (see reshard.go).
 			rec[j].Value = val
 			continue

@@ -19,12 +19,12 @@ import (
 //     is logged. An Update of existing fields does not change the entry:
 //     it writes the new value into the record's field array in place.
 //  2. Copy: each old partition is walked in key order, in chunks of
-//     chunkSize records under its read lock, and every (key, field array)
+//     chunkSize records under its lock, and every (key, field array)
 //     is put into the new partition its hash selects. The new map shares
 //     the field arrays with the old one, so in-place updates made after
 //     the copy are seen through both.
 //  3. Catch-up rounds: each old partition's log is taken (under its lock)
-//     and replayed (under its read lock): for each logged key, the new map
+//     and replayed (under its lock): for each logged key, the new map
 //     gets the old partition's entry for it now, or loses the key if the
 //     old partition no longer has it. Repeated while the logs are long.
 //  4. Swap: all old partitions are write-locked, in index order; the
@@ -44,10 +44,10 @@ import (
 // write can land in an old partition after its records have moved.
 //
 // Only step 4 stops operations. Its length is the replay of the last log,
-// plus taking P locks. Scans read-lock all partitions and a reshard takes
+// plus taking P locks. Scans lock all partitions and a reshard takes
 // all write locks, both in index order, so they cannot deadlock.
 
-// chunkSize is how many records step 2 copies under one read lock.
+// chunkSize is how many records step 2 copies under one lock hold.
 const chunkSize = 1024
 
 // maxRounds bounds the catch-up rounds; smallLog is the log length at which
@@ -84,9 +84,9 @@ func (t *table) reshard(n int, hook func(step string)) reshardStats {
 	}
 	records := 0
 	for _, p := range old.parts {
-		p.mu.RLock()
+		p.mu.Lock()
 		records += p.len()
-		p.mu.RUnlock()
+		p.mu.Unlock()
 	}
 	nm := newPartMap(n, records)
 
@@ -128,9 +128,9 @@ func (t *table) reshard(n int, hook func(step string)) reshardStats {
 			p.log = nil
 			p.mu.Unlock()
 
-			p.mu.RLock()
+			p.mu.Lock()
 			t.replay(p, log, nm)
-			p.mu.RUnlock()
+			p.mu.Unlock()
 			st.replayed += len(log)
 			pending += len(log)
 		}
@@ -166,11 +166,11 @@ func (t *table) reshard(n int, hook func(step string)) reshardStats {
 }
 
 // copyChunk copies up to chunkSize records of p, from the first key after
-// cursor (or >= cursor when first), into the new map under p's read lock.
+// cursor (or >= cursor when first), into the new map under p's lock.
 // It returns the last key copied and whether p is exhausted.
 func (t *table) copyChunk(p *partition, cursor string, first bool, nm *partMap, sorted bool) (string, int, bool) {
 	n := 0
-	p.mu.RLock()
+	p.mu.Lock()
 	p.tree.Ascend(cursor, func(k string, rec []adapters.Field) bool {
 		if !first && k == cursor {
 			return true
@@ -185,7 +185,7 @@ func (t *table) copyChunk(p *partition, cursor string, first bool, nm *partMap, 
 		n++
 		return n < chunkSize
 	})
-	p.mu.RUnlock()
+	p.mu.Unlock()
 	return cursor, n, n < chunkSize
 }
 

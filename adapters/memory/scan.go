@@ -9,7 +9,7 @@ import (
 type iter = btree.MapIter[string, []adapters.Field]
 
 // mergeScan appends up to count records from start on, in key order, from
-// the given partitions, which the caller holds read-locked. Each partition
+// the given partitions, which the caller holds locked. Each partition
 // is ordered, so a k-way merge of their iterators (a binary heap on the
 // iterators' current keys) yields global order while visiting at most
 // count+P entries.
