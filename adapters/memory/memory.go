@@ -22,7 +22,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,7 +47,6 @@ func init() {
 // DB is the in-process store. The zero value is not usable; call New or
 // Open. All methods are safe for concurrent use.
 type DB struct {
-	seed   maphash.Seed
 	nparts atomic.Int64
 
 	// mu serialises table creation, Close and SetPartitions, so that a
@@ -91,7 +89,7 @@ func New(n int) (*DB, error) {
 	if n < 1 || n > MaxPartitions {
 		return nil, fmt.Errorf("memory: %w", partitionsError(strconv.Itoa(n)))
 	}
-	db := &DB{seed: maphash.MakeSeed()}
+	db := &DB{}
 	db.nparts.Store(int64(n))
 	db.tables.Store(&map[string]*table{})
 	db.names.Store(&map[string]string{})
@@ -150,7 +148,7 @@ func (db *DB) create(name string) *table {
 	if t := old[name]; t != nil {
 		return t
 	}
-	t := newTable(strings.Clone(name), int(db.nparts.Load()), db.seed)
+	t := newTable(strings.Clone(name), int(db.nparts.Load()))
 	m := make(map[string]*table, len(old)+1)
 	for k, v := range old {
 		m[k] = v

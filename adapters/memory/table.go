@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"hash/maphash"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -14,12 +13,11 @@ import (
 // table is one named table: a partition map that SetPartitions replaces.
 type table struct {
 	name  string
-	seed  maphash.Seed
 	parts atomic.Pointer[partMap]
 }
 
-func newTable(name string, n int, seed maphash.Seed) *table {
-	t := &table{name: name, seed: seed}
+func newTable(name string, n int) *table {
+	t := &table{name: name}
 	t.parts.Store(newPartMap(n, 0))
 	return t
 }
@@ -117,7 +115,23 @@ func (p *partition) logChange(key string) {
 }
 
 // hash is the partition hash of a key.
-func (t *table) hash(key string) uint64 { return maphash.String(t.seed, key) }
+//
+// It is FNV-1a, not a seeded hash: the same key lands in the same partition
+// in every run, so that runs of a zipfian workload (whose few hot keys
+// decide how busy each partition lock is) can be compared with each other.
+func (t *table) hash(key string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(key); i++ {
+		h ^= uint64(key[i])
+		h *= 1099511628211
+	}
+	// Mix the high bits down: partOf scales the hash by the partition
+	// count, which reads the top bits.
+	h ^= h >> 29
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 32
+	return h
+}
 
 // partOf returns the partition of key, hashing the key only when there is
 // a choice.
