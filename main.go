@@ -89,6 +89,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Headless with no arguments: a short run that ends by itself.
 		o.Props["maxexecutiontime"] = "10"
 	}
+	if w := strings.TrimSpace(o.Props["workload"]); w != "" && !strings.HasSuffix(w, "CoreWorkload") && w != "core" && (o.NoArgs || o.Workload == "workloada") {
+		// -p workload=stream without a -P file: name the run after it.
+		o.Workload = w
+	}
 	o.Props["benchtop.workloadname"] = o.Workload
 
 	cfg, warns, err := engine.NewConfig(o.Command, o.DB, o.Props)

@@ -19,6 +19,7 @@ import (
 	"benchtop/tui/components/hostpanel"
 	"benchtop/tui/components/latency"
 	"benchtop/tui/components/opstable"
+	"benchtop/tui/components/partitions"
 	"benchtop/tui/components/segments"
 	"benchtop/tui/components/throughput"
 	"benchtop/tui/format"
@@ -50,14 +51,28 @@ type viewID int
 const (
 	viewMain viewID = iota
 	viewSegments
+	viewPartitions // the stream workload only
 	numViews
 )
 
 func (v viewID) String() string {
-	if v == viewSegments {
+	switch v {
+	case viewSegments:
 		return "segments"
+	case viewPartitions:
+		return "partitions"
 	}
 	return "main"
+}
+
+// nextView is the view after v; the partitions view exists only while a
+// stream runs.
+func (m *Model) nextView(v viewID) viewID {
+	n := (v + 1) % numViews
+	if n == viewPartitions && m.hist.Stream == nil {
+		n = viewMain
+	}
+	return n
 }
 
 // Messages.
@@ -405,7 +420,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 
 	case key.Matches(msg, k.NextView):
-		m.view = (m.view + 1) % numViews
+		m.view = m.nextView(m.view)
 		m.showHelp = false
 		m.rebuild()
 		return m, nil
@@ -633,10 +648,7 @@ func (m *Model) rebuild() {
 
 	status := m.statusLines(w)
 	m.help.Width = w - 2
-	tabHelp := "segments"
-	if m.view == viewSegments {
-		tabHelp = "main"
-	}
+	tabHelp := m.nextView(m.view).String()
 	km := m.keys
 	km.NextView.SetHelp("tab", tabHelp)
 	bindings := km.ShortHelp()
@@ -663,6 +675,8 @@ func (m *Model) rebuild() {
 		body = m.fullHelp(w, bodyH)
 	case m.view == viewSegments:
 		body = m.segmentsBody(w, bodyH)
+	case m.view == viewPartitions && m.hist.Stream != nil:
+		body = partitions.Render(m.hist.Stream, m.ctx.Styles, m.ctx.Bordered, w, bodyH)
 	default:
 		body = m.mainBody(w, bodyH)
 	}

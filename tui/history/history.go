@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"benchtop/engine"
+	"benchtop/engine/stream"
 )
 
 // Ring is a fixed-capacity ring buffer that keeps the newest values.
@@ -97,6 +98,14 @@ type History struct {
 	Last *engine.Snapshot
 	// MaxRate is the highest total ops/s of an interval so far.
 	MaxRate float64
+	// Unit is what the rates count: "ops/s", or "rows/s" for the
+	// partitioned stream, whose rates are rows consumed.
+	Unit string
+	// CurRate and MeanRate are the newest interval's rate and the mean
+	// since the start, in Unit.
+	CurRate, MeanRate float64
+	// Stream is the stream workload's newest view, nil for other runs.
+	Stream *stream.View
 
 	points *Ring[Point]
 	lat    map[string]*Ring[Lat]
@@ -136,6 +145,16 @@ func (h *History) Add(s *engine.Snapshot) {
 	}
 	h.Last = s
 	rate := s.Total.Interval.Rate
+	h.Unit, h.CurRate, h.MeanRate, h.Stream = "ops/s", rate, s.Total.Cumulative.Rate, nil
+	if v, ok := s.Extra.(*stream.View); ok && v != nil {
+		// The stream's figure of merit is rows consumed, not rows handed
+		// to the producers.
+		rate = v.ConsumedRate
+		h.Unit, h.CurRate, h.Stream = "rows/s", rate, v
+		if secs := v.Elapsed.Seconds(); secs > 0 {
+			h.MeanRate = float64(v.Consumed) / secs
+		}
+	}
 	if rate > h.MaxRate {
 		h.MaxRate = rate
 	}

@@ -4,6 +4,7 @@
 package header
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -136,8 +137,8 @@ func (m *Model) line2(h *history.History, s State) string {
 	var errs int64
 	if snap != nil {
 		threads, partitions, target = snap.Threads, snap.Partitions, snap.Target
-		cur = snap.Total.Interval.Rate
-		mean = snap.Total.Cumulative.Rate
+		cur = h.CurRate
+		mean = h.MeanRate
 		errs = snap.Total.Cumulative.Errors
 	}
 	want := func(n int) string {
@@ -167,7 +168,14 @@ func (m *Model) line2(h *history.History, s State) string {
 	if errs > 0 {
 		errStyle = st.Alarm
 	}
-	nowS := st.Accent.Render(format.SI(cur)) + st.Label.Render(" ops/s")
+	unit := h.Unit
+	if unit == "" {
+		unit = "ops/s"
+	}
+	nowS := st.Accent.Render(format.SI(cur)) + st.Label.Render(" "+unit)
+	if h.Stream != nil {
+		nowS += "  " + st.Value.Render(fmt.Sprintf("%.0f", h.Stream.ConsumedMBps)) + st.Label.Render(" MB/s")
+	}
 	meanS := st.Label.Render("mean ") + st.Value.Render(format.SI(mean))
 	maxS := st.Label.Render("max ") + st.Value.Render(format.SI(h.MaxRate))
 	errS := st.Label.Render("errors ") + errStyle.Render(format.Int(errs))

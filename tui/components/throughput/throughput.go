@@ -56,7 +56,14 @@ func (m *Model) Render(h *history.History) {
 	st := m.ctx.Styles
 	bordered := m.ctx.Bordered
 	iw, ih := common.Inner(bordered, m.w, m.h)
-	title := "Throughput · ops/s · last " + WindowText(m.Window)
+	unit := h.Unit
+	if unit == "" {
+		unit = "ops/s"
+	}
+	title := "Throughput · " + unit + " · last " + WindowText(m.Window)
+	if h.Stream != nil {
+		title = "Consumed · rows/s · last " + WindowText(m.Window)
+	}
 	if iw < labelW+10 || ih < 3 {
 		m.view = common.Panel(st, bordered, title, nil, m.w, m.h)
 		return
