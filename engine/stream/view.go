@@ -297,3 +297,13 @@ func (w *Workload) Counters() map[string]float64 {
 	}
 	return map[string]float64{"rows": float64(w.consumed.Load()), "mb": float64(b) / 1e6}
 }
+
+// String is the view in one line, for headless status lines: rows/s and
+// MB/s consumed, lag, end-to-end p99 and the order checks.
+func (v *View) String() string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprintf("STREAM: partitions=%d consumed=%.0f rows/s %.1f MB/s lag=%d rows %.2fs e2e p99=%s out_of_order=%d duplicated=%d",
+		v.Partitions, v.ConsumedRate, v.ConsumedMBps, v.Lag, v.LagSeconds, v.E2E.P99, v.OutOfOrder, v.Duplicated)
+}
