@@ -111,6 +111,10 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 	if r.opts.StopGrace == 0 {
 		r.opts.StopGrace = 2 * time.Second
 	}
+	// The run's clock starts here rather than in Run, so that Info can be
+	// read (by the screen) while Run starts without a race.
+	r.start = time.Now()
+	r.info.Start = r.start
 	return r, nil
 }
 
@@ -139,8 +143,6 @@ func (r *Runner) Results() []*PhaseResult {
 // the snapshot channel. It returns the phase results.
 func (r *Runner) Run(ctx context.Context) ([]*PhaseResult, error) {
 	defer close(r.snaps)
-	r.start = time.Now()
-	r.info.Start = r.start
 	if r.host == nil {
 		r.host = host.NewSampler()
 	}
@@ -170,7 +172,7 @@ func (r *Runner) Run(ctx context.Context) ([]*PhaseResult, error) {
 		r.mu.Lock()
 		stopped := r.stopped
 		r.mu.Unlock()
-		if res.Interrupted || stopped {
+		if stopped || res == nil || res.Interrupted {
 			break
 		}
 	}
@@ -981,6 +983,11 @@ func (p *phase) fillSegment(s *segmentAcc) {
 // sample publishes one snapshot: the interval since the last one.
 func (p *phase) sample(final bool) *Snapshot {
 	r := p.r
+	// Read under r.mu before taking p.smu: control calls hold r.mu and
+	// then take p.smu (cut), so the other order would deadlock.
+	r.mu.Lock()
+	target := r.target
+	r.mu.Unlock()
 	p.drainInto(true)
 	now := time.Now()
 	hs := r.host.Latest()
@@ -1047,7 +1054,7 @@ func (p *phase) sample(final bool) *Snapshot {
 		cur.Index = len(p.segments) + 1
 		snap.Segments = markSegments(append(append([]Segment(nil), p.segments...), cur.Segment))
 	}
-	snap.Warnings = append(p.warnings(snap, p.interval), ws.Warnings...)
+	snap.Warnings = append(p.warnings(snap, p.interval, target), ws.Warnings...)
 	p.lastSnap = snap
 	for _, h := range r.opts.OnInterval {
 		h(p.name, p.opNames, ivlStart, now, p.interval)
@@ -1085,9 +1092,8 @@ func (p *phase) sample(final bool) *Snapshot {
 }
 
 // warnings computes the client-bottleneck warnings for this interval.
-func (p *phase) warnings(snap *Snapshot, ivl *measure.Set) []string {
+func (p *phase) warnings(snap *Snapshot, ivl *measure.Set, target float64) []string {
 	var out []string
-	target := p.r.target
 	if p.paused.Load() {
 		p.underTarget, p.lagGrowing = 0, 0
 		return nil
