@@ -58,9 +58,13 @@ func Run(ctx context.Context, opts Options) error {
 	if !ok {
 		return fmt.Errorf("tui: unknown theme %q (have %v)", opts.Theme, themes.Names())
 	}
-	// Ask the terminal for its background before bubbletea owns the input,
-	// or the reply can leak into it (lipgloss #73).
-	lipgloss.SetHasDarkBackground(termenv.HasDarkBackground())
+	// No terminal query for the background colour: the themes use
+	// complete colours and the user picks light or dark (--theme, c).
+	// Asking (termenv.HasDarkBackground) writes OSC 11 and waits for the
+	// reply with a timeout; on a loaded machine the reply came after the
+	// timeout, landed in bubbletea's input and swallowed the next keys
+	// (seen in the tmux test: `+` and `]` lost 3 times in 4 under load).
+	lipgloss.SetHasDarkBackground(true)
 	upgradeScreenProfile()
 
 	m := newModel(opts, theme)
