@@ -53,6 +53,9 @@ st = s["stream"]
 assert st["lost"] == 0 and st["duplicated"] == 0 and st["out_of_order"] == 0, st
 assert st["produced"] == st["consumed"] > 0, st
 assert all("rows_per_sec" in g and "mb_per_sec" in g for g in s["segments"]), s["segments"]
+# Each segment's rows are its own (read from running counters at every
+# change), so every segment that ran consumed rows.
+assert all(g["rows_per_sec"] > 0 for g in s["segments"] if g["duration_s"] > 0.3), s["segments"]
 PY
 
 # Bad input: one line, exit 2.
