@@ -19,6 +19,7 @@ updates=$(sed -n 's/^\[UPDATE\], Return=OK, //p' "$tmp/out.txt")
 [[ $((reads + updates)) -eq 400000 ]] || fail "READ+UPDATE OK = $reads+$updates, want 400000"
 grep -q '^\[READ\], 99thPercentileLatency(us), [0-9]' "$tmp/out.txt" || fail "no READ p99"
 grep -q '^\[LOAD\], Operations, 20000' "$tmp/out.txt" || fail "no load phase of 20000 records"
+core_tput=$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$tmp/out.txt")
 
 # Timed run with scheduled changes and every export.
 "$BIN" run memory -P workloads/workloada -p recordcount=20000 -p operationcount=0 -p maxexecutiontime=3 \
@@ -77,4 +78,4 @@ code=$?
 set -e
 [[ $code -eq 130 ]] || fail "SIGINT exit $code, want 130"
 grep -q '^\[OVERALL\], RunTime' "$tmp/int.out" || fail "no report after SIGINT"
-echo "smoke: PASS ($(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$tmp/out.txt") ops/s)"
+echo "smoke: PASS (workload A on memory: $core_tput ops/s)"
