@@ -426,6 +426,16 @@ type phase struct {
 	cpuSum      float64
 	cpuN        int
 	lastSnap    *Snapshot
+	endTime     time.Time // when the workers stopped (zero while running); under smu
+}
+
+// runTime is the phase's run time: until the workers stopped, or until at
+// for a phase still running. Caller holds smu.
+func (p *phase) runTime(at time.Time) time.Duration {
+	if !p.endTime.IsZero() {
+		return p.endTime.Sub(p.start)
+	}
+	return at.Sub(p.start)
 }
 
 type cutReq struct {
@@ -565,6 +575,11 @@ loop:
 		// A run ended by maxexecutiontime is complete, not interrupted.
 		interrupted = false
 	}
+	// The run time ends when the workers have stopped, not after the
+	// workload's drain below.
+	p.smu.Lock()
+	p.endTime = time.Now()
+	p.smu.Unlock()
 	// The workload's own goroutines drain (last batches, consumers) before
 	// the final snapshot, so that it holds everything.
 	stopWorkload()
@@ -1128,7 +1143,7 @@ func (p *phase) result(final *Snapshot, interrupted bool) *PhaseResult {
 	res := &PhaseResult{
 		Phase:       p.name,
 		Start:       p.start,
-		RunTime:     final.Time.Sub(p.start),
+		RunTime:     p.runTime(final.Time),
 		Set:         p.cumulative,
 		Final:       final,
 		Segments:    final.Segments,
