@@ -208,7 +208,7 @@ func (r *Runner) Stop() {
 	ph := r.cur
 	r.mu.Unlock()
 	if ph != nil {
-		ph.stop(true)
+		ph.stop()
 	}
 }
 
@@ -516,11 +516,9 @@ func (r *Runner) runPhase(ctx context.Context, wl workload.Workload, name Phase,
 	}
 	r.cur = p
 	p.partitions.Store(int64(r.partitions))
-	p.setTargetLocked(r.target)
+	p.setTarget(r.target)
 	p.paused.Store(r.paused)
-	label := string(name)
 	e := r.addEvent("phase", "", string(name), string(name)+" phase")
-	_ = label
 	p.seg = p.newSegment(e, r.threads, r.target)
 	p.setThreads(r.threads)
 	r.mu.Unlock()
@@ -549,20 +547,20 @@ loop:
 		case <-p.doneCh:
 			break loop
 		case <-deadline:
-			p.stop(false)
+			p.stop()
 			break loop
 		case <-r.stopCh:
 			interrupted = r.interrupted.Load()
-			p.stop(true)
+			p.stop()
 			break loop
 		case <-ctx.Done():
 			interrupted = true
-			p.stop(true)
+			p.stop()
 			break loop
 		}
 	}
 	// Let in-flight operations finish; cancel them after the grace time.
-	p.stop(false)
+	p.stop()
 	waited := make(chan struct{})
 	go func() { p.wg.Wait(); close(waited) }()
 	select {
@@ -570,10 +568,6 @@ loop:
 	case <-time.After(r.opts.StopGrace):
 		p.opCancel()
 		<-waited
-	}
-	if r.cfg.MaxExecutionTime > 0 && name == PhaseRun && !interrupted {
-		// A run ended by maxexecutiontime is complete, not interrupted.
-		interrupted = false
 	}
 	// The run time ends when the workers have stopped, not after the
 	// workload's drain below.
@@ -595,20 +589,8 @@ loop:
 func (p *phase) setThreads(n int) {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	cur := 0
-	for _, w := range p.workers {
-		if !w.stop.Load() {
-			cur++
-		}
-	}
-	// Drop handles of stopped workers from the end.
-	live := p.workers[:0]
-	for _, w := range p.workers {
-		if !w.stop.Load() {
-			live = append(live, w)
-		}
-	}
-	p.workers = live
+	// p.workers holds the running workers only: a stopped one is dropped
+	// here when it is told to stop, and finishes its operation on its own.
 	for len(p.workers) > n {
 		w := p.workers[len(p.workers)-1]
 		w.stop.Store(true)
@@ -623,31 +605,17 @@ func (p *phase) setThreads(n int) {
 		p.active.Add(1)
 		go p.runWorker(w, p.recorders[ri])
 	}
-	p.replanLocked(n)
+	p.replanTarget(p.r.target, n)
 	p.wakeAll()
 }
 
-// setTarget updates pacing for a new total target.
+// setTarget re-plans pacing for a new total target. Caller holds r.mu.
 func (p *phase) setTarget(t float64) {
-	p.setTargetLocked(t)
-	p.wakeAll()
-}
-
-func (p *phase) setTargetLocked(t float64) {
 	if t > 0 {
 		p.targetEver.Store(true)
 	}
-	p.wmu.Lock()
-	n := len(p.workers)
-	p.wmu.Unlock()
-	if n == 0 {
-		n = p.r.threads
-	}
-	p.replanTarget(t, n)
-}
-
-func (p *phase) replanLocked(n int) {
-	p.replanTarget(p.r.target, n)
+	p.replanTarget(t, p.r.threads)
+	p.wakeAll()
 }
 
 func (p *phase) replanTarget(t float64, n int) {
@@ -680,7 +648,7 @@ func (p *phase) wakeCh() <-chan struct{} {
 	return p.wake
 }
 
-func (p *phase) stop(_ bool) {
+func (p *phase) stop() {
 	if p.stopping.Swap(true) {
 		return
 	}

@@ -195,7 +195,7 @@ func (db *DB) Read(_ context.Context, table, key string, fields []string, dst []
 	if t == nil {
 		return dst, fmt.Errorf("memory: read %q: %w", key, adapters.ErrNotFound)
 	}
-	p := t.rlock(key)
+	p := t.lock(key)
 	rec, ok := p.get(key)
 	if ok {
 		// The headers are copied under the lock: Update replaces them in

@@ -142,21 +142,10 @@ func (t *table) partOf(m *partMap, key string) *partition {
 	return m.of(t.hash(key))
 }
 
-// rlock returns the live partition of key, locked (a plain mutex: readers and
-// writers alike, which measured faster here than sync.RWMutex for these
-// sub-microsecond critical sections, 1.75M against 1.06M ops/s).
-func (t *table) rlock(key string) *partition {
-	for {
-		p := t.partOf(t.parts.Load(), key)
-		p.mu.Lock()
-		if !p.retired {
-			return p
-		}
-		p.mu.Unlock()
-	}
-}
-
-// lock returns the live partition of key, write-locked.
+// lock returns the live partition of key, locked. Readers and writers
+// take the same plain mutex: for these sub-microsecond critical sections it
+// measured faster here than sync.RWMutex (1.75M against 1.06M ops/s on
+// workload A).
 func (t *table) lock(key string) *partition {
 	for {
 		p := t.partOf(t.parts.Load(), key)

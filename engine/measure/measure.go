@@ -60,22 +60,10 @@ type Set struct {
 
 // Record adds one value (ns) to slot, allocating the histogram on first
 // use and clamping out-of-range values.
-func (s *Set) Record(slot int, ns int64) {
-	h := s.H[slot]
-	if h == nil {
-		h = NewHistogram()
-		s.H[slot] = h
-	}
-	if ns < Lowest {
-		ns = Lowest
-	} else if ns > Highest {
-		ns = Highest
-		s.OutOfRange[slot]++
-	}
-	_ = h.RecordValue(ns) // cannot fail after clamping
-}
+func (s *Set) Record(slot int, ns int64) { s.RecordN(slot, ns, 1) }
 
-// RecordN adds n equal values (ns) to slot.
+// RecordN adds n equal values (ns) to slot; values beyond the range are
+// clamped and counted in OutOfRange.
 func (s *Set) RecordN(slot int, ns, n int64) {
 	h := s.H[slot]
 	if h == nil {
