@@ -19,6 +19,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
+	"benchtop/engine/units"
 )
 
 // JavaDouble formats f as Java's Double.toString does, which is what
@@ -200,24 +201,7 @@ func trimFloat(f float64) string {
 }
 
 // FormatCount renders an integer with thousands separators.
-func FormatCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func FormatCount(n int64) string { return units.Count(n) }
 
 // WriteSegments writes the what-if table: one row per segment.
 func WriteSegments(w io.Writer, segs []engine.Segment) {

@@ -11,6 +11,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"benchtop/engine/units"
 	"benchtop/engine/workload"
 )
 
@@ -294,8 +295,8 @@ func WriteScenarios(out io.Writer, rows []Scenario) {
 		}
 		fmt.Fprintf(out, "%10d %7d %8s %14s %14s %9.3f %8.1f %9s %9s %11s %5.2f %7.0f  %s\n",
 			r.Partitions, r.Threads, (time.Duration(r.DurationS * float64(time.Second))).Round(100*time.Millisecond).String(),
-			count(int64(math.Round(r.StableRowsPerSec))), count(int64(math.Round(r.PeakRowsPerSec))),
-			r.MsPer1000Rows, r.StableMBPerSec, fmtUS(r.E2E.P50), fmtUS(r.E2E.P99), count(r.MaxLag), r.CPUCores, float64(r.RSS)/1e6, mark)
+			units.Count(int64(math.Round(r.StableRowsPerSec))), units.Count(int64(math.Round(r.PeakRowsPerSec))),
+			r.MsPer1000Rows, r.StableMBPerSec, fmtUS(r.E2E.P50), fmtUS(r.E2E.P99), units.Count(r.MaxLag), r.CPUCores, float64(r.RSS)/1e6, mark)
 	}
 }
 
@@ -310,24 +311,4 @@ func fmtUS(us float64) string {
 		return strconv.FormatFloat(us/1e3, 'f', 1, 64) + "ms"
 	}
 	return strconv.FormatFloat(us/1e6, 'f', 2, 64) + "s"
-}
-
-// count renders n with thousands separators.
-func count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"benchtop/engine/units"
 	"benchtop/engine/workload"
 )
 
@@ -304,7 +305,7 @@ func (r *Result) WriteText(out io.Writer) {
 	for _, row := range r.ByParallelism {
 		fmt.Fprintf(out, "%8d %9s %13s %9s %12.0f%% %10s %10s %10s %10s %7d\n",
 			row.Writers, (time.Duration(row.Seconds * 1e9)).Round(100*time.Millisecond).String(),
-			count(int64(row.RecordsPerSec+0.5)), f(row.MBPerSec, 2), row.Backpressure*100, f(row.BatchesPerSec, 1),
+			units.Count(int64(row.RecordsPerSec+0.5)), f(row.MBPerSec, 2), row.Backpressure*100, f(row.BatchesPerSec, 1),
 			us(row.Write.P50), us(row.Write.P95), us(row.Write.P99), row.Errors)
 	}
 }

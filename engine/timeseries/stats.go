@@ -11,6 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/adapters"
+	"benchtop/engine/units"
 	"benchtop/engine/workload"
 )
 
@@ -42,12 +43,12 @@ type View struct {
 func (v View) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "records %s/s (avg %s/s), %.2f MB/s (avg %.2f), %d writers, backpressure %.0f%%",
-		count(int64(v.RecordsPerSec+0.5)), count(int64(v.AvgRecordsPerSec+0.5)), v.MBPerSec, v.AvgMBPerSec, v.Writers, v.Backpressure*100)
+		units.Count(int64(v.RecordsPerSec+0.5)), units.Count(int64(v.AvgRecordsPerSec+0.5)), v.MBPerSec, v.AvgMBPerSec, v.Writers, v.Backpressure*100)
 	if v.WriteP99 > 0 {
 		fmt.Fprintf(&b, ", write p50 %v p99 %v", roundDur(v.WriteP50), roundDur(v.WriteP99))
 	}
 	if v.Failed > 0 {
-		fmt.Fprintf(&b, ", %s records failed", count(v.Failed))
+		fmt.Fprintf(&b, ", %s records failed", units.Count(v.Failed))
 	}
 	if len(v.HTTPStatus) > 0 {
 		b.WriteString(", HTTP")
@@ -273,7 +274,7 @@ func (w *Workload) Sample(time.Duration) workload.Sample {
 		warns = append(warns, "batch writes failed this interval: "+strings.Join(parts, ", "))
 	}
 	if s.ivlDropped > 0 {
-		warns = append(warns, fmt.Sprintf("%s records given up on after %d retries", count(s.ivlDropped), w.cfg.Retries))
+		warns = append(warns, fmt.Sprintf("%s records given up on after %d retries", units.Count(s.ivlDropped), w.cfg.Retries))
 	}
 
 	// The parallelism table: a change of active writers starts a row; an
@@ -313,26 +314,6 @@ func sortedStatus(m map[int]int64) []int {
 	}
 	sort.Ints(out)
 	return out
-}
-
-// count renders n with thousands separators.
-func count(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 func roundDur(d time.Duration) time.Duration {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"benchtop/engine/host"
+	"benchtop/engine/units"
 )
 
 // sig3 formats v (>= 0) with three significant digits at most, dropping a
@@ -87,24 +87,7 @@ func SI(v float64) string {
 }
 
 // Int formats n with thousands separators: 1,284,511.
-func Int(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func Int(n int64) string { return units.Count(n) }
 
 // Bytes formats a size in decimal units like the rest of benchtop: 61 MB.
 func Bytes(v float64) string {
