@@ -138,9 +138,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if d, ok := db.(adapters.Describer); ok {
 		info.Target = d.Describe()
 	}
-	if cfg.Workload != "core" {
-		info.Mix = cfg.Workload
-	}
 	opts := engine.Options{Info: info, LoadFirst: o.Command == "run" && cfg.Workload == "core" && (o.DB == "memory" || cfg.LoadBeforeRun)}
 	if outs.series != nil {
 		opts.OnSnapshot = append(opts.OnSnapshot, outs.series.Write)
@@ -161,12 +158,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	})
 	runner, err := engine.New(cfg, db, opts)
-	if err == nil && cfg.Workload != "core" {
-		// A workload other than YCSB's core one describes itself.
-		if d, ok := runner.Workload().(interface{ Describe() string }); ok {
-			runner.SetMix(d.Describe())
-		}
-	}
 	if err != nil {
 		var ce *adapters.ConfigError
 		if errors.As(err, &ce) {

@@ -102,6 +102,13 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 		}
 		r.wl = wl
 	}
+	if cfg.Workload != "core" {
+		// A workload other than YCSB's core one names its own mix.
+		r.info.Mix = cfg.Workload
+		if d, ok := r.wl.(workload.Describer); ok {
+			r.info.Mix = d.Describe()
+		}
+	}
 	if _, ok := r.wl.(workload.Partitioned); ok {
 		r.info.CanRepartition = true
 	} else if rp, ok := db.(adapters.Repartitioner); ok {
@@ -120,13 +127,6 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 
 // Info returns the run's static description.
 func (r *Runner) Info() Info { return r.info }
-
-// Workload returns the workload the runner drives.
-func (r *Runner) Workload() workload.Workload { return r.wl }
-
-// SetMix replaces the description of the mix shown in headers and reports
-// (before Run).
-func (r *Runner) SetMix(mix string) { r.info.Mix = mix }
 
 // Snapshots is the channel of snapshots, closed after the last one. A
 // reader that falls more than 512 snapshots behind loses the oldest.

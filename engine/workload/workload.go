@@ -45,6 +45,13 @@ type Workload interface {
 	NewWorker(seed uint64) Worker
 }
 
+// Describer is implemented by workloads that describe their mix in one
+// line for headers and reports (the core workload's is "read 50 / update
+// 50, zipfian").
+type Describer interface {
+	Describe() string
+}
+
 // Starter is implemented by workloads with goroutines of their own (the
 // stream's consumers). Start is called before the first worker of a phase,
 // Stop after its last worker returned (with a context bounding the drain).
