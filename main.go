@@ -31,6 +31,7 @@ import (
 	_ "benchtop/adapters/null"
 	_ "benchtop/adapters/redis"
 	"benchtop/engine"
+	_ "benchtop/engine/core"
 	"benchtop/engine/report"
 	_ "benchtop/engine/stream"
 	_ "benchtop/engine/timeseries"
@@ -132,13 +133,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Command:    o.Command,
 		Adapter:    o.DB,
 		Workload:   o.Workload,
-		Mix:        cfg.Mix(),
 		Properties: safeProps(o.Props),
 	}
 	if d, ok := db.(adapters.Describer); ok {
 		info.Target = d.Describe()
 	}
-	opts := engine.Options{Info: info, LoadFirst: o.Command == "run" && cfg.Workload == "core" && (o.DB == "memory" || cfg.LoadBeforeRun)}
+	opts := engine.Options{Info: info}
 	if outs.series != nil {
 		opts.OnSnapshot = append(opts.OnSnapshot, outs.series.Write)
 	}

@@ -59,8 +59,8 @@ func (p *statusPrinter) print(s *engine.Snapshot) {
 				it.Count, usd(it.Max), usd(it.Mean), usd(it.P50), usd(it.P95), usd(it.P99))
 		}
 	}
-	if x, ok := s.Extra.(fmt.Stringer); ok {
-		fmt.Fprintf(&b, "[%s] ", x)
+	if w := s.Workload; w != nil && w.Line != "" {
+		fmt.Fprintf(&b, "[%s] ", w.Line)
 	}
 	for _, w := range s.Warnings {
 		fmt.Fprintf(&b, "[WARN: %s] ", w)

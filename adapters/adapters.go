@@ -87,6 +87,9 @@ type Capabilities struct {
 	// UnorderedScan: Scan returns records but not in key order (for example
 	// a hash-keyed DynamoDB table).
 	UnorderedScan bool
+	// StartsEmpty: the store lives in the process and holds nothing when
+	// opened (the embedded memory store), so a "run" loads first.
+	StartsEmpty bool
 }
 
 // Capable is implemented by adapters whose Capabilities differ from the

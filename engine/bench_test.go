@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"testing"
+	"time"
 
 	"benchtop/adapters"
 	"benchtop/engine/measure"
@@ -24,11 +25,11 @@ func (nullDB) Delete(context.Context, string, string) error                   { 
 func (nullDB) Close() error                                                   { return nil }
 
 // benchPhase builds a run phase without starting workers or the sampler.
-func benchPhase(b *testing.B, extra map[string]string) (*phase, *wstate) {
+func benchPhase(b *testing.B, extra map[string]string) (*pool, *wstate) {
 	return benchPhaseT(b, extra)
 }
 
-func benchPhaseT(b testing.TB, extra map[string]string) (*phase, *wstate) {
+func benchPhaseT(b testing.TB, extra map[string]string) (*pool, *wstate) {
 	props := map[string]string{
 		"recordcount": "100000", "operationcount": "0",
 		"readproportion": "0.5", "updateproportion": "0.5", "requestdistribution": "zipfian",
@@ -44,12 +45,10 @@ func benchPhaseT(b testing.TB, extra map[string]string) (*phase, *wstate) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := &phase{r: r, name: PhaseRun, wl: r.wl, opNames: r.wl.OpNames(), wake: make(chan struct{})}
-	p.opCtx, p.opCancel = context.WithCancel(context.Background())
-	b.Cleanup(p.opCancel)
-	p.base = nanotime()
+	p := newPhase(runEnv{cfg: cfg, runStart: time.Now(), host: sharedHost, opts: &r.opts, publish: func(*Snapshot) {}}, r.wl, PhaseRun, true)
+	b.Cleanup(p.pool.opCancel)
 	rec := measure.NewRecorder()
-	return p, p.newWState(&worker{}, rec)
+	return &p.pool, p.pool.newWState(&worker{}, rec)
 }
 
 // BenchmarkHotPath is one operation's engine work with a do-nothing
@@ -71,7 +70,7 @@ func BenchmarkHotPath(b *testing.B) {
 // one worker reaches, so that the pacing arithmetic runs but never sleeps.
 func BenchmarkHotPathPaced(b *testing.B) {
 	p, ws := benchPhase(b, nil)
-	p.replanTarget(1e12, 1)
+	p.plan.replan(1e12, 1)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -88,7 +87,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 	for _, target := range []float64{0, 1e12} {
 		p, ws := benchPhaseT(t, nil)
 		if target > 0 {
-			p.replanTarget(target, 1)
+			p.plan.replan(target, 1)
 		}
 		p.step(ws) // first call sets up the schedule
 		if n := testing.AllocsPerRun(2000, func() { p.step(ws) }); n != 0 {

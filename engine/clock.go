@@ -14,10 +14,6 @@ import (
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64
 
-// precisePacing is the last stretch of a pacing wait that is slept with
-// nanosleep rather than a Go timer.
-const precisePacing = 2 * time.Millisecond
-
 // sleepPrecise sleeps d in a nanosleep system call, which wakes within
 // the kernel's timer slack (~50-70 µs) instead of on the Go runtime's
 // millisecond timer grid. The goroutine's thread blocks meanwhile; the

@@ -5,6 +5,19 @@ import (
 	"time"
 
 	"benchtop/engine/host"
+	"benchtop/engine/measure"
+	"benchtop/engine/workload"
+)
+
+// A workload's own figures, typed (see engine/workload): screens draw them
+// from the Snapshot without importing the workload.
+type (
+	WorkloadView   = workload.View
+	WorkloadRate   = workload.Rate
+	PartitionsView = workload.PartitionsView
+	PartitionView  = workload.PartitionView
+	Latency        = workload.Latency
+	Figure         = workload.Figure
 )
 
 // Phase is the stage of a run.
@@ -147,9 +160,25 @@ type Snapshot struct {
 	Warnings []string
 	// IntegrityErrors counts dataintegrity mismatches so far.
 	IntegrityErrors int64
-	// Extra is workload-specific detail (for the stream workload, its
-	// per-partition view), nil for the core workload.
-	Extra any
+	// Workload is the workload's own figures for this interval (the
+	// stream's rows consumed and partitions), nil when it has none.
+	Workload *WorkloadView
+	// Data is this interval's raw measurements (histograms per operation,
+	// raw and intended, counters, errors by kind), set when
+	// Options.IntervalData asks for them: what an agent sends to its
+	// coordinator.
+	Data *IntervalData
+}
+
+// IntervalData is one interval's raw measurements. Set encodes to
+// HdrHistogram's standard compressed encoding (MarshalBinary, MarshalJSON)
+// and decodes to an equal value; two intervals merge exactly
+// (measure.Set.Merge adds bucket by bucket).
+type IntervalData struct {
+	Phase      Phase
+	OpNames    []string // operation types by index in Set
+	Start, End time.Time
+	Set        *measure.Set
 }
 
 // Controller is the set of live controls the TUI and scheduled steps call.

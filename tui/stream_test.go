@@ -6,22 +6,23 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/stream"
 )
 
 // A stream run charts rows consumed (not rows handed to the producers),
 // says rows/s and MB/s in the header, and has a partitions view on tab.
 func TestStreamRunShowsConsumedRowsAndPartitions(t *testing.T) {
 	s := snapWith(2, 3, 0, 9999) // producers' rate: must not be what is shown
-	s.Extra = &stream.View{
+	pv := &engine.PartitionsView{
 		Elapsed: 10 * time.Second, Interval: time.Second, Partitions: 3, Consumers: 3,
 		Consumed: 42_000_000, ConsumedRate: 4_200_000, ConsumedMBps: 924,
-		Parts: []stream.PartitionView{
+		Parts: []engine.PartitionView{
 			{Index: 0, Active: true, Consuming: true, Rate: 1_400_000, MBps: 308, Lag: 12},
 			{Index: 1, Active: true, Consuming: true, Rate: 1_400_000, MBps: 308, Lag: 7},
 			{Index: 2, Active: true, Consuming: true, Rate: 1_400_000, MBps: 308, Lag: 3},
 		},
 	}
+	s.Workload = &engine.WorkloadView{Partitions: pv,
+		Rate: &engine.WorkloadRate{Name: "Consumed", Unit: "rows/s", Value: 4_200_000, Mean: 4_200_000, MBps: 924}}
 	m, _ := testModel(t, engine.Info{Adapter: "memory", Workload: "stream", CanRepartition: true}, s)
 	if !strings.Contains(m.frame, "4.20M rows/s") || !strings.Contains(m.frame, "924 MB/s") {
 		t.Errorf("header does not show consumed rows/s and MB/s:\n%s", m.frame)

@@ -105,6 +105,12 @@ func partitionsError(v string) error {
 }
 
 // Describe returns a line such as "in-process, 8 partitions".
+// Capabilities implements adapters.Capable: the store starts empty, so a
+// run loads first.
+func (db *DB) Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{StartsEmpty: true}
+}
+
 func (db *DB) Describe() string {
 	n := db.Partitions()
 	if n == 1 {

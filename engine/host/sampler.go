@@ -28,6 +28,10 @@ const defaultSysClassNet = "/sys/class/net"
 // workload and UI goroutines should call.
 type Sampler struct {
 	latest atomic.Pointer[Sample]
+	// asks carries requests for a reading now to a Run goroutine; runs
+	// counts the Run goroutines serving it.
+	asks chan chan Sample
+	runs atomic.Int32
 
 	mu sync.Mutex // guards everything below
 	// sysNet is the sysfs directory for interfaces (a field so tests can
@@ -67,6 +71,7 @@ type ifaceInfo struct {
 // so that the first Sample has rates to report.
 func NewSampler() *Sampler {
 	s := &Sampler{
+		asks:   make(chan chan Sample),
 		sysNet: defaultSysClassNet,
 		ifaces: make(map[string]ifaceInfo),
 	}
@@ -112,6 +117,8 @@ func (s *Sampler) Run(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		every = time.Second
 	}
+	s.runs.Add(1)
+	defer s.runs.Add(-1)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -120,7 +127,29 @@ func (s *Sampler) Run(ctx context.Context, every time.Duration) {
 			return
 		case <-t.C:
 			s.Sample()
+		case reply := <-s.asks:
+			reply <- s.Sample()
 		}
+	}
+}
+
+// Fresh returns a reading at most maxAge old: the latest one when it is
+// recent enough, otherwise one that a Run goroutine takes now (waiting at
+// most a second for it). Only the Run goroutines read /proc and move the
+// CPU baseline; without one running, Fresh returns Latest.
+func (s *Sampler) Fresh(maxAge time.Duration) Sample {
+	latest := s.Latest()
+	if (!latest.Time.IsZero() && time.Since(latest.Time) <= maxAge) || s.runs.Load() == 0 {
+		return latest
+	}
+	reply := make(chan Sample, 1)
+	timeout := time.NewTimer(time.Second)
+	defer timeout.Stop()
+	select {
+	case s.asks <- reply:
+		return <-reply
+	case <-timeout.C:
+		return latest
 	}
 }
 

@@ -98,8 +98,9 @@ func (s *Set) Merge(o *Set) {
 		if s.H[i] == nil {
 			s.H[i] = NewHistogram()
 		}
-		s.H[i].Merge(h)
-		s.OutOfRange[i] += o.OutOfRange[i]
+		// Values are clamped to the range when recorded, so nothing should
+		// be dropped; count it as out of range if it ever is.
+		s.OutOfRange[i] += o.OutOfRange[i] + s.H[i].Merge(h)
 	}
 	for op, m := range o.Errors {
 		for k, n := range m {

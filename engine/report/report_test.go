@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"benchtop/engine"
+	"benchtop/engine/core"
 	"benchtop/engine/measure"
 )
 
@@ -42,17 +43,17 @@ func TestOrdinal(t *testing.T) {
 func sampleResult(intended bool, measurement string) *engine.PhaseResult {
 	set := &measure.Set{}
 	for i := 1; i <= 1000; i++ {
-		set.Record(measure.Slot(engine.OpRead, measure.OK), int64(i)*1000) // 1..1000 µs
+		set.Record(measure.Slot(core.OpRead, measure.OK), int64(i)*1000) // 1..1000 µs
 		if intended {
-			set.Record(measure.Slot(engine.OpRead, measure.OKIntended), int64(i)*2000)
+			set.Record(measure.Slot(core.OpRead, measure.OKIntended), int64(i)*2000)
 		}
 	}
-	set.Record(measure.Slot(engine.OpUpdate, measure.Failed), 5000)
-	set.AddError(engine.OpUpdate, "unavailable", 1)
-	set.Record(measure.Slot(engine.OpUpdate, measure.OK), 7000)
+	set.Record(measure.Slot(core.OpUpdate, measure.Failed), 5000)
+	set.AddError(core.OpUpdate, "unavailable", 1)
+	set.Record(measure.Slot(core.OpUpdate, measure.OK), 7000)
 	set.Ops = 1002
 	return &engine.PhaseResult{Phase: engine.PhaseRun, RunTime: 2 * time.Second, Set: set,
-		Percentiles: []float64{50, 95, 99}, Intended: intended, Measurement: measurement, OpNames: engine.OpNames}
+		Percentiles: []float64{50, 95, 99}, Intended: intended, Measurement: measurement, OpNames: core.OpNames}
 }
 
 // The report must parse like YCSB's: "[NAME], Measurement, value" lines

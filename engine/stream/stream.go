@@ -60,9 +60,9 @@ const (
 func init() {
 	workload.Register(workload.Factory{
 		Name:       Name,
-		Validate:   func(p adapters.Properties) error { _, err := parseOptions(p); return err },
+		Validate:   func(_ string, p adapters.Properties) error { _, err := parseOptions(p); return err },
 		Properties: []string{"stream."},
-		New: func(p adapters.Properties, db adapters.DB) (workload.Workload, error) {
+		New: func(_ string, p adapters.Properties, db adapters.DB) (workload.Workload, error) {
 			return New(p, db)
 		},
 	})

@@ -60,7 +60,8 @@ func runEngine(t *testing.T, db adapters.DB, props map[string]string, script fun
 			mu.Lock()
 			snaps = append(snaps, s)
 			mu.Unlock()
-			if v, ok := s.Extra.(*View); ok && v != nil {
+			if v := s.Workload; v != nil && v.Partitions != nil {
+				v := v.Partitions
 				select {
 				case views <- v:
 				default:

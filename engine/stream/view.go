@@ -11,70 +11,16 @@ import (
 	"benchtop/engine/workload"
 )
 
-// View is the stream's state for the screen, one per interval (it goes in
-// Snapshot.Extra). It is immutable once published.
-type View struct {
-	Elapsed  time.Duration // since the workload started
-	Interval time.Duration // the interval the rates cover
-
-	Epoch      int // partition maps so far - 1
-	Partitions int // partitions written now
-	Consumers  int // consumer goroutines running (retiring ones included)
-	Threads    int // producers that wrote in this interval
-
-	// Cumulative rows.
-	Produced, Consumed int64
-	// Rates over the interval.
-	ProducedRate, ConsumedRate float64 // rows/s
-	ProducedMBps, ConsumedMBps float64 // MB/s (10^6 bytes)
-	// Lag: rows produced but not consumed, and the age of the oldest of
-	// them (the largest over the partitions).
-	Lag        int64
-	LagSeconds float64
-	// E2E is the end-to-end latency (write to delivery) of the rows
-	// delivered in the interval.
-	E2E Latency
-	// Checks so far; all three must stay 0.
-	OutOfOrder, Duplicated, Unknown int64
-	// Held is the share of the interval (0-1) producers spent waiting
-	// because stream.maxlag rows were unconsumed: the consumers are the
-	// bottleneck.
-	Held float64
-	// FailedRows counts rows whose Produce call failed; ReadErrors counts
-	// failed reads (retried). LastError is the latest of either.
-	FailedRows, ReadErrors int64
-	LastError              string
-	// CPUCores is this process's CPU use in cores; RSS its resident memory.
-	CPUCores float64
-	RSS      uint64
-
-	// Parts has one entry per partition written now or still consumed.
-	Parts []PartitionView
-}
-
-// Latency is an end-to-end latency summary.
-type Latency struct {
-	Count              int64
-	P50, P95, P99, Max time.Duration
-}
+// View is the stream's state for the screen, one per interval: the
+// engine's typed partitions view (engine/workload), which screens draw
+// without importing this package.
+type View = workload.PartitionsView
 
 // PartitionView is one partition in a View.
-type PartitionView struct {
-	Index int
-	// Active: written in the current epoch. Consuming: a consumer runs
-	// (a partition dropped by a shrink is consumed until drained).
-	Active, Consuming bool
-	// Held: the consumer waits for older epochs to drain (just after a
-	// partition change) before it delivers rows of the new one.
-	Held                   bool
-	ProducedRate, Rate     float64 // rows/s
-	MBps                   float64
-	Consumed, Lag          int64
-	LagSeconds             float64
-	P50, P95, P99, Max     time.Duration
-	LatencyCount           int64
-	ProducedTotal, Unknown int64
-}
+type PartitionView = workload.PartitionView
+
+// Latency is an end-to-end latency summary.
+type Latency = workload.Latency
 
 // scenario is a stretch of intervals with the same partitions and
 // threads: one row of the stream's final table.
@@ -241,9 +187,15 @@ func (w *Workload) Sample(_ time.Duration) workload.Sample {
 	if v.Held > 0.5 {
 		warns = append(warns, fmt.Sprintf("stream: producers held back %.0f %% of the time by stream.maxlag: the consumers are the bottleneck", 100*v.Held))
 	}
+	// The stream's figure of merit is rows consumed, not rows handed to
+	// the producers.
+	rate := &workload.Rate{Name: "Consumed", Unit: "rows/s", Value: v.ConsumedRate, MBps: v.ConsumedMBps}
+	if el := v.Elapsed.Seconds(); el > 0 {
+		rate.Mean = float64(v.Consumed) / el
+	}
 	return workload.Sample{
 		Delta:    map[string]float64{"rows": float64(dRows), "mb": float64(deltaBytes) / 1e6},
-		View:     v,
+		View:     &workload.View{Rate: rate, Line: line(v), Partitions: v},
 		Warnings: warns,
 	}
 }
@@ -298,9 +250,9 @@ func (w *Workload) Counters() map[string]float64 {
 	return map[string]float64{"rows": float64(w.consumed.Load()), "mb": float64(b) / 1e6}
 }
 
-// String is the view in one line, for headless status lines: rows/s and
+// line is the view in one line, for headless status lines: rows/s and
 // MB/s consumed, lag, end-to-end p99 and the order checks.
-func (v *View) String() string {
+func line(v *View) string {
 	if v == nil {
 		return ""
 	}

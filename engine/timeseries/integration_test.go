@@ -94,8 +94,8 @@ func TestIntegrationInfluxParallelism(t *testing.T) {
 	if len(snaps) == 0 {
 		t.Fatal("no snapshots")
 	}
-	if _, ok := snaps[len(snaps)/2].Extra.(View); !ok {
-		t.Errorf("snapshot Extra is %T, want View", snaps[len(snaps)/2].Extra)
+	if _, ok := snaps[len(snaps)/2].Workload.Figure("records"); !ok {
+		t.Errorf("snapshot has no time-series figures: %+v", snaps[len(snaps)/2].Workload)
 	}
 }
 

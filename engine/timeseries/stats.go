@@ -37,6 +37,18 @@ type View struct {
 	HTTPStatus map[int]int64
 }
 
+// typed is the view as the engine carries it: its line and its figures.
+func (v View) typed() *workload.View {
+	return &workload.View{Line: v.String(), Figures: []workload.Figure{
+		{Name: "writers", Value: float64(v.Writers)},
+		{Name: "records", Value: v.RecordsPerSec, Unit: "records/s"},
+		{Name: "mb", Value: v.MBPerSec, Unit: "MB/s"},
+		{Name: "backpressure", Value: 100 * v.Backpressure, Unit: "%"},
+		{Name: "write_p99", Value: v.WriteP99.Seconds() * 1e3, Unit: "ms"},
+		{Name: "pending", Value: float64(v.Pending), Unit: "records"},
+	}}
+}
+
 // String renders the view in one line, e.g. "records 51,234/s (avg
 // 50,120/s), 6.76 MB/s (avg 6.62), 8 writers, backpressure 3%, write
 // p99 41ms".
@@ -300,7 +312,7 @@ func (w *Workload) Sample(time.Duration) workload.Sample {
 
 	return workload.Sample{
 		Delta:    map[string]float64{"records": float64(ivl.records), "mb": float64(ivl.bytes) / 1e6},
-		View:     v,
+		View:     v.typed(),
 		Warnings: warns,
 	}
 }

@@ -152,17 +152,22 @@ type PointCounter interface {
 func init() {
 	workload.Register(workload.Factory{
 		Name: Name,
-		Validate: func(p adapters.Properties) error {
+		Validate: func(_ string, p adapters.Properties) error {
 			_, err := ParseConfig(p)
 			return err
 		},
 		Properties: []string{"timeseries.", PropBatchSize, PropFlushInterval},
-		New: func(p adapters.Properties, db adapters.DB) (workload.Workload, error) {
+		New: func(_ string, p adapters.Properties, db adapters.DB) (workload.Workload, error) {
 			cfg, err := ParseConfig(p)
 			if err != nil {
 				return nil, err
 			}
-			return New(cfg, db)
+			w, err := New(cfg, db)
+			if err != nil {
+				return nil, err
+			}
+			w.loadCount = loadCount(p)
+			return w, nil
 		},
 	})
 }

@@ -27,13 +27,14 @@ const (
 // Workload is the time-series ingest workload. It implements
 // workload.Workload, Starter, Sampler and Finisher.
 type Workload struct {
-	cfg     Config
-	lw      LineWriter
-	counter PointCounter // nil: no final count
-	gen     *lineGen
-	runID   string
-	t0      time.Time // the workload's own monotonic clock starts here
-	bufPool sync.Pool // *[]byte batch buffers
+	cfg       Config
+	loadCount int64 // records a load phase writes
+	lw        LineWriter
+	counter   PointCounter // nil: no final count
+	gen       *lineGen
+	runID     string
+	t0        time.Time // the workload's own monotonic clock starts here
+	bufPool   sync.Pool // *[]byte batch buffers
 
 	nextSeq atomic.Int64 // point sequence, claimed in blocks by writers
 

@@ -211,8 +211,8 @@ func TestBackpressure(t *testing.T) {
 		for _, w := range s.Warnings {
 			warned = warned || strings.HasPrefix(w, "backpressure:")
 		}
-		if v, ok := s.Extra.(View); ok && v.Writers > 2 {
-			t.Errorf("view counts %d writers, there are 2", v.Writers)
+		if n, ok := s.Workload.Figure("writers"); ok && n > 2 {
+			t.Errorf("view counts %v writers, there are 2", n)
 		}
 	}
 	if !warned {

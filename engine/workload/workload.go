@@ -1,7 +1,8 @@
 // Package workload is the contract between the engine's runner and the
-// workloads it drives (YCSB's core workload is built into the engine; the
-// partitioned-stream and time-series workloads live in packages of their
-// own and register here). It imports nothing of benchtop but the adapter
+// workloads it drives: YCSB's core workload (engine/core), the
+// partitioned stream (engine/stream) and time-series ingest
+// (engine/timeseries) each live in a package of their own and register
+// here the same way. It imports nothing of benchtop but the adapter
 // contract, so that workload packages need not import the engine.
 package workload
 
@@ -52,6 +53,13 @@ type Describer interface {
 	Describe() string
 }
 
+// Loader is implemented by workloads with a load phase: LoadCount is the
+// number of records it inserts (the core workload's insertcount).
+// Workloads without it load nothing.
+type Loader interface {
+	LoadCount() int64
+}
+
 // Starter is implemented by workloads with goroutines of their own (the
 // stream's consumers). Start is called before the first worker of a phase,
 // Stop after its last worker returned (with a context bounding the drain).
@@ -72,9 +80,9 @@ type Sample struct {
 	// Delta holds counts for this interval, e.g. {"rows": 1e6, "mb": 220};
 	// the runner sums them per segment and reports KEY_per_sec.
 	Delta map[string]float64
-	// View is workload-specific detail for the screen (per-partition
-	// rates and lags, ...). It must be immutable once returned.
-	View any
+	// View is the workload's own figures for the screen and status
+	// lines; nil when it has none. It must be immutable once returned.
+	View *View
 	// Warnings are shown while they last.
 	Warnings []string
 }
@@ -99,7 +107,7 @@ type Final struct {
 	// Text is written after the YCSB part of the text report.
 	Text func(w io.Writer)
 	// JSONKey and JSON become a top-level member of the JSON summary,
-	// e.g. "stream": {...}.
+	// e.g. "stream": {...}. JSON is a value encoding/json can encode.
 	JSONKey string
 	JSON    any
 	// Problems (lost rows, points missing after ingest, ...) make the
@@ -117,37 +125,44 @@ type Finisher interface {
 type Factory struct {
 	// Name is the value of the `workload` property that selects it.
 	Name string
-	// Validate checks the workload's own properties before anything
-	// touches the database; it returns a *adapters.ConfigError for bad
-	// input.
-	Validate func(props adapters.Properties) error
+	// Aliases select it too (YCSB's class names for the core workload).
+	Aliases []string
+	// Validate checks the workload's own properties for a "load" or "run"
+	// command before anything touches the database; it returns a
+	// *adapters.ConfigError for bad input.
+	Validate func(command string, props adapters.Properties) error
 	// Properties lists the property names (or prefixes ending in '.') the
 	// workload reads, so that they draw no unknown-property warning.
 	Properties []string
 	// New builds the workload on an open adapter.
-	New func(props adapters.Properties, db adapters.DB) (Workload, error)
+	New func(command string, props adapters.Properties, db adapters.DB) (Workload, error)
 }
 
 var (
 	mu        sync.RWMutex
 	factories = map[string]Factory{}
+	byName    = map[string]string{} // name or alias -> name
 )
 
-// Register adds a workload factory; it panics on a duplicate name.
+// Register adds a workload factory; it panics on a duplicate name or
+// alias.
 func Register(f Factory) {
 	mu.Lock()
 	defer mu.Unlock()
-	if _, dup := factories[f.Name]; dup {
-		panic("workload: duplicate registration of " + f.Name)
+	for _, n := range append([]string{f.Name}, f.Aliases...) {
+		if _, dup := byName[n]; dup {
+			panic("workload: duplicate registration of " + n)
+		}
+		byName[n] = f.Name
 	}
 	factories[f.Name] = f
 }
 
-// Lookup returns the factory registered under name.
+// Lookup returns the factory registered under name or one of its aliases.
 func Lookup(name string) (Factory, bool) {
 	mu.RLock()
 	defer mu.RUnlock()
-	f, ok := factories[name]
+	f, ok := factories[byName[name]]
 	return f, ok
 }
 

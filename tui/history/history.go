@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/stream"
 )
 
 // Ring is a fixed-capacity ring buffer that keeps the newest values.
@@ -104,8 +103,14 @@ type History struct {
 	// CurRate and MeanRate are the newest interval's rate and the mean
 	// since the start, in Unit.
 	CurRate, MeanRate float64
-	// Stream is the stream workload's newest view, nil for other runs.
-	Stream *stream.View
+	// RateName names what a workload's own rate counts ("Consumed" for
+	// the stream's rows), "" for operations; MBps is the same traffic in
+	// MB/s when the workload knows it.
+	RateName string
+	MBps     float64
+	// Stream is the newest per-partition view of a workload that consumes
+	// partitions (the stream), nil for other runs.
+	Stream *engine.PartitionsView
 
 	points *Ring[Point]
 	lat    map[string]*Ring[Lat]
@@ -146,14 +151,16 @@ func (h *History) Add(s *engine.Snapshot) {
 	h.Last = s
 	rate := s.Total.Interval.Rate
 	h.Unit, h.CurRate, h.MeanRate, h.Stream = "ops/s", rate, s.Total.Cumulative.Rate, nil
-	if v, ok := s.Extra.(*stream.View); ok && v != nil {
-		// The stream's figure of merit is rows consumed, not rows handed
-		// to the producers.
-		rate = v.ConsumedRate
-		h.Unit, h.CurRate, h.Stream = "rows/s", rate, v
-		if secs := v.Elapsed.Seconds(); secs > 0 {
-			h.MeanRate = float64(v.Consumed) / secs
+	h.RateName, h.MBps = "", 0
+	if w := s.Workload; w != nil {
+		// A workload's own figure of merit (the stream's rows consumed)
+		// replaces the operations handed to it.
+		if w.Rate != nil {
+			rate = w.Rate.Value
+			h.Unit, h.CurRate, h.MeanRate = w.Rate.Unit, rate, w.Rate.Mean
+			h.RateName, h.MBps = w.Rate.Name, w.Rate.MBps
 		}
+		h.Stream = w.Partitions
 	}
 	if rate > h.MaxRate {
 		h.MaxRate = rate

@@ -173,8 +173,8 @@ func (m *Model) line2(h *history.History, s State) string {
 		unit = "ops/s"
 	}
 	nowS := st.Accent.Render(format.SI(cur)) + st.Label.Render(" "+unit)
-	if h.Stream != nil {
-		nowS += "  " + st.Value.Render(fmt.Sprintf("%.0f", h.Stream.ConsumedMBps)) + st.Label.Render(" MB/s")
+	if h.MBps > 0 {
+		nowS += "  " + st.Value.Render(fmt.Sprintf("%.0f", h.MBps)) + st.Label.Render(" MB/s")
 	}
 	meanS := st.Label.Render("mean ") + st.Value.Render(format.SI(mean))
 	maxS := st.Label.Render("max ") + st.Value.Render(format.SI(h.MaxRate))

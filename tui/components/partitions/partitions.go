@@ -5,7 +5,7 @@
 // glance. When the partitions do not fit one per line it draws a compact
 // grid of one cell per partition instead.
 //
-// Render is a pure function of the view (engine/stream.View), the styles
+// Render is a pure function of the view (engine.PartitionsView), the styles
 // and the size; it always returns exactly w x h cells.
 package partitions
 
@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"benchtop/engine/stream"
+	"benchtop/engine"
 	"benchtop/themes"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
@@ -24,7 +24,7 @@ import (
 const MinHeight = 5
 
 // Title is the panel title for v.
-func Title(v *stream.View) string {
+func Title(v *engine.PartitionsView) string {
 	if v == nil {
 		return "Partitions"
 	}
@@ -35,7 +35,7 @@ func Title(v *stream.View) string {
 	return t
 }
 
-func countHeld(v *stream.View) int {
+func countHeld(v *engine.PartitionsView) int {
 	n := 0
 	for _, p := range v.Parts {
 		if p.Held {
@@ -47,7 +47,7 @@ func countHeld(v *stream.View) int {
 
 // Render draws the panel for view v in an outer size of w x h, boxed when
 // bordered.
-func Render(v *stream.View, st themes.Styles, bordered bool, w, h int) string {
+func Render(v *engine.PartitionsView, st themes.Styles, bordered bool, w, h int) string {
 	iw, ih := common.Inner(bordered, w, h)
 	if iw <= 0 || ih <= 0 {
 		return common.Panel(st, bordered, Title(v), nil, w, h)
@@ -71,7 +71,7 @@ func Render(v *stream.View, st themes.Styles, bordered bool, w, h int) string {
 }
 
 // summary is the first line: totals of the interval.
-func summary(v *stream.View, st themes.Styles, w int) string {
+func summary(v *engine.PartitionsView, st themes.Styles, w int) string {
 	parts := []string{
 		st.Label.Render("consumed ") + st.Value.Render(format.SI(v.ConsumedRate)+" rows/s"),
 		st.Value.Render(format.BytesRate(v.ConsumedMBps * 1e6)),
@@ -111,7 +111,7 @@ func lagStyle(st themes.Styles, s float64) interface{ Render(...string) string }
 
 // scales returns the largest rate and lag of the view (at least 1), the
 // full length of the bars.
-func scales(v *stream.View) (rate, lag float64) {
+func scales(v *engine.PartitionsView) (rate, lag float64) {
 	rate, lag = 1, 1
 	for _, p := range v.Parts {
 		rate = max(rate, p.Rate)
@@ -123,7 +123,7 @@ func scales(v *stream.View) (rate, lag float64) {
 // table draws one line per partition:
 //
 //	#  state  rows/s ████████▌   MB/s  lag ██▎    rows    age   p99
-func table(v *stream.View, st themes.Styles, w, rows int) []string {
+func table(v *engine.PartitionsView, st themes.Styles, w, rows int) []string {
 	maxRate, maxLag := scales(v)
 	// Fixed columns: index and state 7, rate 8, MB/s 10, a space, lag
 	// rows and age 14, p99 8; the two bars share the rest (rate 2/3).
@@ -193,7 +193,7 @@ func lagBar(st themes.Styles, w int, f, age float64) string {
 
 // grid draws one cell per partition, for many partitions: a row of rate
 // levels and a row of lag levels per band of partitions.
-func grid(v *stream.View, st themes.Styles, w, rows int) []string {
+func grid(v *engine.PartitionsView, st themes.Styles, w, rows int) []string {
 	maxRate, maxLag := scales(v)
 	const label = 9 // "rows/s  " / "lag     "
 	per := max(1, w-label)

@@ -61,8 +61,8 @@ func (m *Model) Render(h *history.History) {
 		unit = "ops/s"
 	}
 	title := "Throughput · " + unit + " · last " + WindowText(m.Window)
-	if h.Stream != nil {
-		title = "Consumed · rows/s · last " + WindowText(m.Window)
+	if h.RateName != "" {
+		title = h.RateName + " · " + unit + " · last " + WindowText(m.Window)
 	}
 	if iw < labelW+10 || ih < 3 {
 		m.view = common.Panel(st, bordered, title, nil, m.w, m.h)

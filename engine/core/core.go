@@ -1,4 +1,9 @@
-package engine
+// Package core is YCSB's CoreWorkload: the read/update/insert/scan/
+// read-modify-write/delete mixes of workloads A-F, with YCSB's key, field
+// and value construction and its request distributions. It registers
+// itself as the workload "core" (and YCSB's class names), like the stream
+// and time-series workloads.
+package core
 
 import (
 	"context"
@@ -28,8 +33,37 @@ const (
 // OpNames are the YCSB names of the core workload's operation types.
 var OpNames = []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "DELETE"}
 
+// Name is the workload's registry name.
+const Name = "core"
+
+func init() {
+	workload.Register(workload.Factory{
+		Name:    Name,
+		Aliases: []string{"", "site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload"},
+		Validate: func(command string, p adapters.Properties) error {
+			_, err := ParseConfig(command, p)
+			return err
+		},
+		Properties: properties,
+		New: func(command string, p adapters.Properties, db adapters.DB) (workload.Workload, error) {
+			cfg, err := ParseConfig(command, p)
+			if err != nil {
+				return nil, err
+			}
+			return New(cfg, db)
+		},
+	})
+}
+
 // OpNames implements workload.Workload.
 func (w *coreWorkload) OpNames() []string { return OpNames }
+
+// Describe implements workload.Describer: the mix and key choice.
+func (w *coreWorkload) Describe() string { return w.cfg.Mix() }
+
+// LoadCount implements workload.Loader: the records the load phase
+// inserts (insertcount, by default recordcount - insertstart).
+func (w *coreWorkload) LoadCount() int64 { return w.cfg.InsertCount }
 
 // LoadOp implements workload.Workload: the load phase inserts.
 func (w *coreWorkload) LoadOp() int { return OpInsert }
@@ -55,6 +89,9 @@ type coreWorkload struct {
 	randPool    []byte
 	integrityOK atomic.Int64
 }
+
+// New builds the core workload on an open adapter.
+func New(cfg *Config, db adapters.DB) (workload.Workload, error) { return newCoreWorkload(cfg, db) }
 
 func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 	w := &coreWorkload{cfg: cfg, db: db, batch: 1}

@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"benchtop/adapters"
+	"benchtop/engine/workload"
+)
+
+var _ Controller = (*Runner)(nil)
+
+// Interrupt ends the run like Stop, and marks the results as interrupted
+// (a signal, not the planned end or the user's quit).
+func (r *Runner) Interrupt() {
+	r.interrupted.Store(true)
+	r.Stop()
+}
+
+// Stop ends the run: workers finish their current operation, the final
+// snapshot is published and Run returns.
+func (r *Runner) Stop() {
+	r.stopOnce.Do(func() { close(r.stopCh) })
+	r.mu.Lock()
+	r.stopped = true
+	ph := r.cur
+	r.mu.Unlock()
+	if ph != nil {
+		ph.stop()
+	}
+}
+
+// event makes a timed event. Caller holds r.mu.
+func (r *Runner) event(kind, from, to, text string) Event {
+	return Event{At: time.Since(r.start), Kind: kind, From: from, To: to, Text: text}
+}
+
+// change applies a new set of controls, recorded as e: the running phase
+// gets a copy (and starts a new segment); without one, the event waits
+// for the next phase. Caller holds r.mu.
+func (r *Runner) change(ctl controls, e Event) {
+	r.ctl = ctl
+	if r.cur != nil {
+		r.cur.apply(ctl, e)
+	} else {
+		r.pending = append(r.pending, e)
+	}
+}
+
+// note records an event that changes nothing. Caller holds r.mu.
+func (r *Runner) note(e Event) {
+	if r.cur != nil {
+		r.cur.note(e)
+	} else {
+		r.pending = append(r.pending, e)
+	}
+}
+
+// SetThreads changes the number of worker goroutines (1 to MaxThreads).
+func (r *Runner) SetThreads(n int) error {
+	if n < 1 || n > MaxThreads {
+		return fmt.Errorf("threads: %d is out of range (1 to %d)", n, MaxThreads)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n == r.ctl.Threads {
+		return nil
+	}
+	ctl := r.ctl
+	ctl.Threads = n
+	r.change(ctl, r.event("threads", fmt.Sprint(r.ctl.Threads), fmt.Sprint(n), fmt.Sprintf("threads %d→%d", r.ctl.Threads, n)))
+	return nil
+}
+
+// SetTarget changes the total target rate in ops/s (0 = unlimited).
+func (r *Runner) SetTarget(opsPerSec float64) error {
+	if opsPerSec < 0 || opsPerSec > 1e12 || opsPerSec != opsPerSec {
+		return fmt.Errorf("target: %v is out of range (0 = unlimited, up to 1e12)", opsPerSec)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if opsPerSec == r.ctl.Target {
+		return nil
+	}
+	ctl := r.ctl
+	ctl.Target = opsPerSec
+	from, to := FormatTarget(r.ctl.Target), FormatTarget(opsPerSec)
+	r.change(ctl, r.event("target", from, to, fmt.Sprintf("target %s→%s", from, to)))
+	return nil
+}
+
+// FormatTarget renders a target rate: "unlimited" or the number.
+func FormatTarget(t float64) string {
+	if t <= 0 {
+		return "unlimited"
+	}
+	return fmt.Sprintf("%.0f", t)
+}
+
+// repartitioner is what SetPartitions drives: the workload when it owns
+// the partitions (the stream), else the adapter.
+type repartitioner interface {
+	SetPartitions(ctx context.Context, n int) error
+}
+
+// SetPartitions asks the workload or the adapter to repartition (1 to
+// MaxPartitions). It returns at once; the change is made in the background
+// and takes effect, as an event, when done.
+func (r *Runner) SetPartitions(n int) error {
+	if n < 1 || n > MaxPartitions {
+		return fmt.Errorf("partitions: %d is out of range (1 to %d)", n, MaxPartitions)
+	}
+	var rp repartitioner
+	if wp, ok := r.wl.(workload.Partitioned); ok {
+		rp = wp
+	} else if ap, ok := r.db.(adapters.Repartitioner); ok {
+		rp = ap
+	} else {
+		return ErrCannotRepartition
+	}
+	r.mu.Lock()
+	if n == r.wantParts {
+		r.mu.Unlock()
+		return nil
+	}
+	from := r.wantParts
+	r.wantParts = n
+	r.mu.Unlock()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		err := rp.SetPartitions(ctx, n)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if err != nil {
+			if ap, ok := rp.(adapters.Repartitioner); ok {
+				r.ctl.Partitions = ap.Partitions()
+			}
+			r.wantParts = r.ctl.Partitions
+			r.note(r.event("error", "", "", fmt.Sprintf("partitions %d→%d failed: %v", from, n, err)))
+			return
+		}
+		ctl := r.ctl
+		ctl.Partitions = n
+		r.change(ctl, r.event("partitions", fmt.Sprint(from), fmt.Sprint(n), fmt.Sprintf("partitions %d→%d", from, n)))
+	}()
+	return nil
+}
+
+// Pause holds all workers after their current operation.
+func (r *Runner) Pause() { r.setPaused(true, "pause", "paused") }
+
+// Resume lets paused workers go on; the pacing schedule restarts from now.
+func (r *Runner) Resume() { r.setPaused(false, "resume", "resumed") }
+
+func (r *Runner) setPaused(v bool, kind, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ctl.Paused == v {
+		return
+	}
+	ctl := r.ctl
+	ctl.Paused = v
+	r.change(ctl, r.event(kind, "", "", text))
+}
+
+// Mark records a labelled mark and starts a new segment.
+func (r *Runner) Mark(label string) {
+	if label == "" {
+		label = "mark"
+	}
+	r.cut("mark", label)
+}
+
+// NewSegment starts a new segment with nothing changed.
+func (r *Runner) NewSegment() { r.cut("segment", "new segment") }
+
+func (r *Runner) cut(kind, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.change(r.ctl, r.event(kind, "", "", text))
+}

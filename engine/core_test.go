@@ -1,0 +1,4 @@
+package engine
+
+// The engine's tests drive YCSB's core workload, which registers itself.
+import _ "benchtop/engine/core"

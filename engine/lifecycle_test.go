@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"benchtop/engine/measure"
+)
+
+// maxexecutiontime ends the run within one interval of its deadline even
+// when each interval takes longer than the run itself to sample (an
+// overloaded client: 1024 threads took 1-6 s per sample). Before the fix
+// the deadline waited in the same select as the status tick, and a run
+// of 10 s reported up to 16 s.
+func TestDeadlineHoldsWhenSamplingIsSlow(t *testing.T) {
+	db := &fakeDB{}
+	cfg := testConfig(t, "run", map[string]string{"threadcount": "2", "maxexecutiontime": "1", "operationcount": "0"})
+	slow := func(*Snapshot) { time.Sleep(2500 * time.Millisecond) }
+	r, err := New(cfg, db, Options{Host: sharedHost, OnSnapshot: []func(*Snapshot){slow}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for range r.Snapshots() {
+		}
+	}()
+	res, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res[len(res)-1]
+	// The deadline is 1 s; one interval is 100 ms. Allow the workers a
+	// second to notice the stop on a busy machine, never a slow sample's
+	// 2.5 s.
+	if run.RunTime > 2*time.Second {
+		t.Fatalf("RunTime %v with maxexecutiontime=1s: the run overran its deadline", run.RunTime)
+	}
+	if run.Interrupted {
+		t.Error("a planned end is marked interrupted")
+	}
+}
+
+// With IntervalData, every snapshot carries its interval's histograms;
+// merged, they equal the phase's cumulative measurements exactly, and a
+// snapshot survives encoding.
+func TestIntervalDataMergesToCumulative(t *testing.T) {
+	db := &fakeDB{}
+	cfg := testConfig(t, "run", map[string]string{"threadcount": "3", "operationcount": "40000", "target": "20000"})
+	r, err := New(cfg, db, Options{Host: sharedHost, IntervalData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snaps []*Snapshot
+	done := make(chan struct{})
+	go func() {
+		for s := range r.Snapshots() {
+			snaps = append(snaps, s)
+		}
+		close(done)
+	}()
+	res, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	merged := &measure.Set{}
+	for _, s := range snaps {
+		if s.Data == nil {
+			t.Fatalf("snapshot %d has no interval data", s.Seq)
+		}
+		b, err := s.Data.Set.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dec measure.Set
+		if err := dec.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		merged.Merge(&dec)
+	}
+	cum := res[len(res)-1].Set
+	if merged.Ops != 40000 || !merged.Equal(cum) {
+		t.Fatalf("intervals merged: %d ops, equal to the cumulative Set: %v (cumulative %d ops)", merged.Ops, merged.Equal(cum), cum.Ops)
+	}
+
+	// A snapshot encodes and decodes to an equal value (JSON and gob).
+	s := snaps[len(snaps)/2]
+	// No encoding keeps the monotonic reading or the *Location pointer.
+	s.Time = s.Time.Round(0).UTC()
+	s.Host.Time = s.Host.Time.Round(0).UTC()
+	for _, codec := range []string{"json", "gob"} {
+		var got Snapshot
+		switch codec {
+		case "json":
+			b, err := json.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+		case "gob":
+			var buf bytes.Buffer
+			if err := gob.NewEncoder(&buf).Encode(s); err != nil {
+				t.Fatal(err)
+			}
+			if err := gob.NewDecoder(&buf).Decode(&got); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !got.Data.Set.Equal(s.Data.Set) {
+			t.Errorf("%s: interval data changed in the round trip", codec)
+		}
+		a, b := *s, got
+		a.Data, b.Data = nil, nil
+		normalizeEmpty(&a)
+		normalizeEmpty(&b)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: snapshot changed in the round trip:\n%+v\n%+v", codec, a, b)
+		}
+	}
+}
+
+// normalizeEmpty makes empty slices and maps nil: gob does not tell them
+// apart, and JSON writes a nil map as null.
+func normalizeEmpty(s *Snapshot) {
+	if len(s.Events) == 0 {
+		s.Events = nil
+	}
+	if len(s.Warnings) == 0 {
+		s.Warnings = nil
+	}
+	if len(s.Host.CPUPerCore) == 0 {
+		s.Host.CPUPerCore = nil
+	}
+	if len(s.Host.NICs) == 0 {
+		s.Host.NICs = nil
+	}
+	for i := range s.Segments {
+		if len(s.Segments[i].Extra) == 0 {
+			s.Segments[i].Extra = nil
+		}
+	}
+	for _, st := range []*Stats{&s.Total.Interval, &s.Total.Cumulative} {
+		if len(st.ErrorsByKind) == 0 {
+			st.ErrorsByKind = nil
+		}
+	}
+	for i := range s.Ops {
+		o := &s.Ops[i]
+		for _, st := range []*Stats{&o.Interval, &o.Cumulative, o.IntendedInterval, o.IntendedCumulative} {
+			if st != nil && len(st.ErrorsByKind) == 0 {
+				st.ErrorsByKind = nil
+			}
+			if st != nil && len(st.Percentiles) == 0 {
+				st.Percentiles = nil
+			}
+		}
+	}
+}

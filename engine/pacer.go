@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// plan is the pacing plan all workers of a phase share: the time between
+// one worker's operations (threads / target), and an epoch bumped on every
+// re-plan so that each worker restarts its schedule from that moment.
+type plan struct {
+	epoch  atomic.Int64
+	tickNs atomic.Int64 // per-worker ns between operations, 0 = unpaced
+}
+
+// replan sets the per-worker tick for a total target over n workers
+// (target 0: unpaced) and restarts every schedule.
+func (pl *plan) replan(target float64, n int) {
+	if target > 0 && n > 0 {
+		pl.tickNs.Store(int64(float64(n) * 1e9 / target))
+	} else {
+		pl.tickNs.Store(0)
+	}
+	pl.epoch.Add(1)
+}
+
+// restart restarts every schedule from now with the same tick (after a
+// pause: no burst to catch up with the time paused).
+func (pl *plan) restart() { pl.epoch.Add(1) }
+
+// schedule is one worker's coordinated-omission schedule, YCSB's
+// `deadline = start + opsdone * tick`: operation k of the schedule is
+// intended to start at start + k*tick. The intended start, not the actual
+// one, is where latency is measured from, so that a stalled server shows
+// in the latency of every operation it delayed. After a stall the schedule
+// catches up (intended times stay on the plan); only a re-plan (a change
+// of threads or target, a resume) restarts it from "now".
+type schedule struct {
+	epoch int64 // the plan epoch this schedule follows; -1 before the first
+	tick  int64 // ns between operations, 0 = unpaced
+	start int64
+	done  int64
+}
+
+func newSchedule() schedule { return schedule{epoch: -1} }
+
+// next returns the intended start of the next operation on the clock of
+// now, and whether the worker is paced at all. It restarts the schedule
+// at now when the plan changed since the last call.
+func (s *schedule) next(pl *plan, now int64) (intended int64, paced bool) {
+	if e := pl.epoch.Load(); e != s.epoch {
+		s.epoch = e
+		s.tick = pl.tickNs.Load()
+		s.start = now
+		s.done = 0
+	}
+	if s.tick <= 0 {
+		return 0, false
+	}
+	intended = s.start + s.done*s.tick
+	s.done++
+	return intended, true
+}
+
+// unclaim gives back the slot next returned, when the worker did not use
+// it (a control change woke it while it waited).
+func (s *schedule) unclaim() { s.done-- }
+
+// stale reports whether the plan changed since the schedule last followed
+// it.
+func (s *schedule) stale(pl *plan) bool { return pl.epoch.Load() != s.epoch }
+
+// precisePacing is the last stretch of a pacing wait that is slept with
+// nanosleep rather than a Go timer.
+const precisePacing = 2 * time.Millisecond
+
+// waitUntil waits until the clock reaches intended. Go's timers fire on a
+// millisecond grid here (a 20 µs sleep takes ~1 ms), which would add up to
+// a millisecond of client slop to every latency measured from the intended
+// start: long waits use a timer (interruptible by a control change, wake)
+// up to the last stretch, which is a nanosleep system call (~70 µs slack).
+// It returns false when wake fired or the plan changed: the caller gives
+// the slot back and looks at the controls again.
+func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() int64, intended int64) bool {
+	d := intended - now()
+	if d <= 0 {
+		return true
+	}
+	if d > int64(precisePacing) {
+		ch := wake()
+		if ws.sched.stale(pl) {
+			return false
+		}
+		wait := time.Duration(d) - precisePacing
+		if ws.timer == nil {
+			ws.timer = time.NewTimer(wait)
+		} else {
+			ws.timer.Reset(wait)
+		}
+		select {
+		case <-ws.timer.C:
+		case <-ch:
+			ws.timer.Stop()
+			return false
+		}
+		d = intended - now()
+	}
+	if d > 0 {
+		sleepPrecise(time.Duration(d))
+	}
+	return true
+}

@@ -1,0 +1,276 @@
+package engine
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"benchtop/engine/host"
+	"benchtop/engine/measure"
+	"benchtop/engine/workload"
+)
+
+// controls are the live controls: the Runner owns them and hands a copy to
+// the running phase on every change.
+type controls struct {
+	Threads    int
+	Target     float64 // total ops/s, 0 = unlimited
+	Partitions int
+	Paused     bool
+}
+
+// runEnv is what a phase needs of its run: settings, clocks, the host
+// sampler and where snapshots go. A phase holds no pointer to the Runner.
+type runEnv struct {
+	cfg       *Config
+	runStart  time.Time
+	host      *host.Sampler
+	opts      *Options
+	publish   func(*Snapshot)
+	loadCount int64
+}
+
+// phase is one load or run phase: its workers, measurements and segments.
+type phase struct {
+	env      runEnv
+	name     Phase
+	wl       workload.Workload
+	opNames  []string
+	last     bool
+	start    time.Time
+	opsTotal int64
+
+	pool       pool
+	targetEver atomic.Bool
+	doneCh     chan struct{} // closed when the workers are idle for good
+	doneOnce   sync.Once
+	stopped    chan struct{} // closed when the workers are told to stop
+	stopOnce   sync.Once
+
+	// Sampler state, under smu.
+	smu        sync.Mutex
+	ctl        controls
+	cutReqs    []cutReq
+	events     []Event
+	spare      *measure.Set
+	interval   *measure.Set
+	cumulative *measure.Set
+	segs       segments
+	lastTick   time.Time
+	seq        int
+	warn       bottleneck
+	cpuSum     float64
+	cpuN       int
+	lastSnap   *Snapshot
+	endTime    time.Time // when the workers stopped (zero while running)
+}
+
+// cutReq is a segment boundary waiting for the next drain.
+type cutReq struct {
+	label string
+	ctl   controls
+}
+
+func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
+	p := &phase{
+		env:        env,
+		name:       name,
+		wl:         wl,
+		opNames:    wl.OpNames(),
+		last:       last,
+		start:      time.Now(),
+		doneCh:     make(chan struct{}),
+		stopped:    make(chan struct{}),
+		spare:      &measure.Set{},
+		interval:   &measure.Set{},
+		cumulative: &measure.Set{},
+	}
+	p.lastTick = p.start
+	p.segs = segments{runStart: env.runStart, measurement: env.cfg.MeasurementIntvl}
+	if c, ok := wl.(workload.Counters); ok {
+		p.segs.counters = c
+	}
+	pl := &p.pool
+	pl.name, pl.wl, pl.base = name, wl, nanotime()
+	pl.wake = make(chan struct{})
+	pl.opCtx, pl.opCancel = context.WithCancel(context.Background())
+	pl.onIdle = p.finish
+	switch name {
+	case PhaseLoad:
+		pl.limited, p.opsTotal = true, env.loadCount
+	case PhaseRun:
+		if env.cfg.OperationCount > 0 {
+			pl.limited, p.opsTotal = true, env.cfg.OperationCount
+		}
+	}
+	pl.budget.Store(p.opsTotal)
+	pl.recorders = make([]*measure.Recorder, max(64, 8*runtime.GOMAXPROCS(0)))
+	for i := range pl.recorders {
+		pl.recorders[i] = measure.NewRecorder()
+	}
+	return p
+}
+
+// begin starts the phase with the controls in force and the events that
+// came before it: the first segment, the pacing plan and the workers.
+func (p *phase) begin(ctl controls, pending []Event, e Event) {
+	p.smu.Lock()
+	p.ctl = ctl
+	p.events = append(append(p.events, pending...), e)
+	p.segs.begin(e.String(), ctl)
+	p.smu.Unlock()
+	if ctl.Target > 0 {
+		p.targetEver.Store(true)
+	}
+	p.pool.paused.Store(ctl.Paused)
+	p.pool.plan.replan(ctl.Target, ctl.Threads)
+	p.pool.resize(ctl.Threads)
+	if p.pool.limited && p.opsTotal == 0 {
+		p.finish()
+	}
+}
+
+// apply takes a change of the controls, recorded as event e, and starts a
+// new segment. The runner calls it under its lock, so changes arrive in
+// order.
+func (p *phase) apply(ctl controls, e Event) {
+	p.smu.Lock()
+	old := p.ctl
+	p.ctl = ctl
+	p.events = append(p.events, e)
+	p.cutReqs = append(p.cutReqs, cutReq{label: e.String(), ctl: ctl})
+	p.smu.Unlock()
+	if ctl.Target > 0 {
+		p.targetEver.Store(true)
+	}
+	if ctl.Threads != old.Threads {
+		p.pool.resize(ctl.Threads)
+	}
+	if ctl.Threads != old.Threads || ctl.Target != old.Target {
+		p.pool.plan.replan(ctl.Target, ctl.Threads)
+	}
+	if ctl.Paused != old.Paused {
+		p.pool.paused.Store(ctl.Paused)
+		if !ctl.Paused {
+			p.pool.plan.restart()
+		}
+	}
+	p.pool.wakeAll()
+	// Drain now so that the closing segment holds what ran before the
+	// change.
+	p.drain(true)
+}
+
+// note records an event that changes nothing (a failed change).
+func (p *phase) note(e Event) {
+	p.smu.Lock()
+	p.events = append(p.events, e)
+	p.smu.Unlock()
+}
+
+// stop tells the workers to exit after their current operation.
+func (p *phase) stop() {
+	p.pool.stop()
+	p.stopOnce.Do(func() { close(p.stopped) })
+}
+
+// finish marks the workers idle for good (budget spent, or stopped and
+// all exited): the phase's run time ends here.
+func (p *phase) finish() {
+	p.markEnd(time.Now())
+	p.doneOnce.Do(func() { close(p.doneCh) })
+}
+
+func (p *phase) markEnd(t time.Time) {
+	p.smu.Lock()
+	if p.endTime.IsZero() {
+		p.endTime = t
+	}
+	p.smu.Unlock()
+}
+
+// runTime is the phase's run time: until the workers stopped, or until at
+// for a phase still running. Caller holds smu.
+func (p *phase) runTime(at time.Time) time.Duration {
+	if !p.endTime.IsZero() {
+		return p.endTime.Sub(p.start)
+	}
+	return at.Sub(p.start)
+}
+
+// loop samples every status interval until the workers are done or told
+// to stop (the deadline, Stop, ctx). The deadline does not wait for the
+// sampling: it stops the workers from a timer of its own, so that a slow
+// interval (an overloaded client) never makes the run overrun.
+func (p *phase) loop(ctx context.Context, stopCh <-chan struct{}) {
+	if d := p.env.cfg.MaxExecutionTime; d > 0 && p.name == PhaseRun {
+		t := time.AfterFunc(d, p.stop)
+		defer t.Stop()
+	}
+	tick := time.NewTicker(p.env.cfg.StatusInterval)
+	defer tick.Stop()
+	for {
+		// The end first: a select with several ready cases picks any.
+		select {
+		case <-p.doneCh:
+			return
+		case <-p.stopped:
+			return
+		default:
+		}
+		select {
+		case <-p.doneCh:
+			return
+		case <-p.stopped:
+			return
+		case <-stopCh:
+			p.stop()
+			return
+		case <-ctx.Done():
+			p.stop()
+			return
+		case <-tick.C:
+			p.sample(false)
+		}
+	}
+}
+
+// drainWorkers stops the workers and waits for them; in-flight operations
+// get grace, then their context is cancelled.
+func (p *phase) drainWorkers(grace time.Duration) {
+	p.stop()
+	waited := make(chan struct{})
+	go func() { p.pool.wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(grace):
+		p.pool.opCancel()
+		<-waited
+	}
+	p.pool.opCancel()
+	p.markEnd(time.Now())
+}
+
+func (p *phase) result(final *Snapshot, interrupted bool) *PhaseResult {
+	p.smu.Lock()
+	defer p.smu.Unlock()
+	res := &PhaseResult{
+		Phase:       p.name,
+		Start:       p.start,
+		RunTime:     p.runTime(final.Time),
+		Set:         p.cumulative,
+		Final:       final,
+		Segments:    final.Segments,
+		Interrupted: interrupted,
+		Intended:    p.targetEver.Load() && p.env.cfg.MeasurementIntvl != "op",
+		Percentiles: p.env.cfg.Percentiles,
+		Measurement: p.env.cfg.MeasurementIntvl,
+		OpNames:     p.opNames,
+	}
+	if p.cpuN > 0 {
+		res.MeanCPU = p.cpuSum / float64(p.cpuN)
+	}
+	return res
+}

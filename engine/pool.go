@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"benchtop/adapters"
+	"benchtop/engine/measure"
+	"benchtop/engine/workload"
+)
+
+// worker is one worker goroutine's handle.
+type worker struct {
+	id   int
+	stop atomic.Bool
+}
+
+// pool is a phase's worker goroutines and what they share on the hot
+// path: the stop and pause flags, the pacing plan, the operation budget and
+// the recorders they measure into.
+type pool struct {
+	name    Phase
+	wl      workload.Workload
+	base    int64 // nanotime at the phase start: now() counts from it
+	limited bool  // an operation budget applies
+	budget  atomic.Int64
+
+	stopping atomic.Bool
+	paused   atomic.Bool
+	plan     plan
+
+	wakeMu sync.Mutex
+	wake   chan struct{} // closed on every control change
+
+	opCtx    context.Context
+	opCancel context.CancelFunc
+
+	wmu       sync.Mutex
+	workers   []*worker // the running workers only
+	recorders []*measure.Recorder
+	active    atomic.Int64
+	wg        sync.WaitGroup
+
+	// onIdle is called once when the last worker exits after a stop or
+	// when the budget is spent.
+	onIdle func()
+}
+
+func (p *pool) now() int64 { return nanotime() - p.base }
+
+// resize starts or stops workers so that n run.
+func (p *pool) resize(n int) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	// A stopped worker is dropped from p.workers when it is told to stop,
+	// and finishes its operation on its own.
+	for len(p.workers) > n {
+		w := p.workers[len(p.workers)-1]
+		w.stop.Store(true)
+		p.workers = p.workers[:len(p.workers)-1]
+	}
+	for len(p.workers) < n {
+		id := len(p.workers)
+		w := &worker{id: id}
+		p.workers = append(p.workers, w)
+		p.wg.Add(1)
+		p.active.Add(1)
+		go p.runWorker(w, p.recorders[id%len(p.recorders)])
+	}
+}
+
+func (p *pool) wakeAll() {
+	p.wakeMu.Lock()
+	close(p.wake)
+	p.wake = make(chan struct{})
+	p.wakeMu.Unlock()
+}
+
+func (p *pool) wakeCh() <-chan struct{} {
+	p.wakeMu.Lock()
+	defer p.wakeMu.Unlock()
+	return p.wake
+}
+
+// stop tells every worker to exit after its current operation.
+func (p *pool) stop() {
+	if p.stopping.Swap(true) {
+		return
+	}
+	p.wakeAll()
+}
+
+// claim takes up to n operations from the budget.
+func (p *pool) claim(n int64) int64 {
+	for {
+		b := p.budget.Load()
+		if b <= 0 {
+			return 0
+		}
+		take := min(n, b)
+		if p.budget.CompareAndSwap(b, b-take) {
+			return take
+		}
+	}
+}
+
+const claimChunk = 64
+
+// wstate is one worker goroutine's private state.
+type wstate struct {
+	w     *worker
+	rec   *measure.Recorder
+	cw    workload.Worker
+	ctx   context.Context
+	local int64 // operations claimed from the budget but not yet done
+	sched schedule
+	timer *time.Timer
+
+	sub   workload.SubRecorder
+	limit func(int) int
+	clock func() int64 // p.now, bound once: a method value allocates
+	wake  func() <-chan struct{}
+}
+
+func (p *pool) newWState(w *worker, rec *measure.Recorder) *wstate {
+	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, sched: newSchedule(), clock: p.now, wake: p.wakeCh}
+	ws.cw = p.wl.NewWorker(uint64(w.id)*7919 + uint64(time.Now().UnixNano()))
+	ws.sub = func(op int, start, end int64, err error) {
+		set := rec.Lock()
+		if err != nil {
+			set.Record(measure.Slot(op, measure.Failed), end-start)
+			set.AddError(op, adapters.Kind(err), 1)
+		} else {
+			set.Record(measure.Slot(op, measure.OK), end-start)
+		}
+		rec.Unlock()
+	}
+	ws.limit = func(want int) int {
+		if !p.limited {
+			return want
+		}
+		if ws.local == 0 {
+			ws.local = p.claim(max(claimChunk, int64(want)))
+		}
+		got := min(int64(want), ws.local)
+		ws.local -= got
+		return int(got)
+	}
+	return ws
+}
+
+func (p *pool) runWorker(w *worker, rec *measure.Recorder) {
+	defer p.wg.Done()
+	ws := p.newWState(w, rec)
+	defer func() {
+		if ws.local > 0 {
+			p.budget.Add(ws.local)
+		}
+		if p.active.Add(-1) == 0 && (p.stopping.Load() || (p.limited && p.budget.Load() <= 0)) {
+			p.onIdle()
+		}
+	}()
+	for p.step(ws) {
+	}
+}
+
+// step is one turn of a worker's loop: wait for the pacer slot, run one
+// operation (or load batch), record it. It returns false when the worker
+// must exit. This is the engine's hot path.
+func (p *pool) step(ws *wstate) bool {
+	if ws.w.stop.Load() || p.stopping.Load() {
+		return false
+	}
+	if p.paused.Load() {
+		ch := p.wakeCh()
+		if p.paused.Load() && !p.stopping.Load() && !ws.w.stop.Load() {
+			<-ch
+		}
+		return true
+	}
+	if p.limited && p.name == PhaseRun && ws.local == 0 {
+		ws.local = p.claim(claimChunk)
+		if ws.local == 0 {
+			return false
+		}
+	}
+	intended, paced := ws.sched.next(&p.plan, p.now())
+	if paced && !ws.waitUntil(&p.plan, ws.wake, ws.clock, intended) {
+		ws.sched.unclaim()
+		return true
+	}
+	start := p.now()
+	var op, n int
+	var err error
+	if p.name == PhaseLoad {
+		n, err = ws.cw.Load(ws.ctx, ws.limit)
+		op = p.wl.LoadOp()
+		if n == 0 {
+			return false
+		}
+	} else {
+		op, n, err = ws.cw.Transaction(ws.ctx, ws.clock, ws.sub)
+		if p.limited {
+			ws.local--
+		}
+	}
+	ws.record(op, n, start, p.now(), intended, paced, err)
+	return err == nil || ws.ctx.Err() == nil
+}
+
+// record adds one step's measurement to the worker's Set: service time
+// from start, latency from the intended start when paced, errors by kind,
+// the schedule lag.
+func (ws *wstate) record(op, n int, start, end, intended int64, paced bool, err error) {
+	set := ws.rec.Lock()
+	set.Ops += int64(n)
+	ok, okIntended := measure.OK, measure.OKIntended
+	if err != nil {
+		ok, okIntended = measure.Failed, measure.FailedIntended
+		kind := adapters.Kind(err)
+		set.AddError(op, kind, int64(n))
+		if kind == adapters.KindIntegrity {
+			set.Integrity++
+		}
+	}
+	set.RecordN(measure.Slot(op, ok), end-start, int64(n))
+	if paced {
+		set.RecordN(measure.Slot(op, okIntended), end-intended, int64(n))
+		if lag := start - intended; lag > set.MaxLag {
+			set.MaxLag = lag
+		}
+	}
+	ws.rec.Unlock()
+}

@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"time"
+
+	"benchtop/engine/measure"
+	"benchtop/engine/workload"
+)
+
+// PhaseResult is what a finished phase measured, for reports.
+type PhaseResult struct {
+	Phase       Phase
+	Start       time.Time
+	RunTime     time.Duration
+	Set         *measure.Set // cumulative measurements
+	Final       *Snapshot
+	Segments    []Segment
+	Interrupted bool
+	Intended    bool // intended-latency histograms were recorded
+	Measurement string
+	Percentiles []float64
+	MeanCPU     float64
+	// OpNames names the operation types of Set by index.
+	OpNames []string
+	// Closing is the workload's closing section (last phase only), if any.
+	Closing *workload.Final
+}
+
+// Throughput is operations per second over the phase.
+func (r *PhaseResult) Throughput() float64 {
+	if r.RunTime <= 0 {
+		return 0
+	}
+	return float64(r.Set.Ops) / r.RunTime.Seconds()
+}
