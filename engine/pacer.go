@@ -44,14 +44,15 @@ type schedule struct {
 
 func newSchedule() schedule { return schedule{epoch: -1} }
 
-// next returns the intended start of the next operation on the clock of
-// now, and whether the worker is paced at all. It restarts the schedule
-// at now when the plan changed since the last call.
-func (s *schedule) next(pl *plan, now int64) (intended int64, paced bool) {
+// next returns the intended start of the next operation on the clock,
+// and whether the worker is paced at all. It restarts the schedule at the
+// clock's now when the plan changed since the last call (the clock is read
+// only then: an unpaced worker reads no clock here).
+func (s *schedule) next(pl *plan, clock func() int64) (intended int64, paced bool) {
 	if e := pl.epoch.Load(); e != s.epoch {
 		s.epoch = e
 		s.tick = pl.tickNs.Load()
-		s.start = now
+		s.start = clock()
 		s.done = 0
 	}
 	if s.tick <= 0 {

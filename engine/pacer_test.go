@@ -5,13 +5,16 @@ import (
 	"time"
 )
 
+// at is a clock stopped at t.
+func at(t int64) func() int64 { return func() int64 { return t } }
+
 // The schedule is YCSB's: operation k is intended at start + k*tick.
 func TestScheduleIntendedStarts(t *testing.T) {
 	var pl plan
 	pl.replan(1000, 2) // 2 workers at 1000 ops/s in all: 2 ms each
 	s := newSchedule()
 	for k := int64(0); k < 5; k++ {
-		got, paced := s.next(&pl, 7_000+k) // now moves, the plan does not
+		got, paced := s.next(&pl, at(7_000+k)) // now moves, the plan does not
 		if want := 7_000 + k*2_000_000; !paced || got != want {
 			t.Fatalf("op %d: intended %d (paced %v), want %d", k, got, paced, want)
 		}
@@ -24,10 +27,10 @@ func TestScheduleCatchesUpAfterStall(t *testing.T) {
 	var pl plan
 	pl.replan(1000, 1) // 1 ms
 	s := newSchedule()
-	s.next(&pl, 0)
+	s.next(&pl, at(0))
 	stalled := int64(50 * time.Millisecond) // the next call comes 50 ms late
 	for k := int64(1); k <= 3; k++ {
-		got, _ := s.next(&pl, stalled)
+		got, _ := s.next(&pl, at(stalled))
 		if want := k * int64(time.Millisecond); got != want {
 			t.Fatalf("op %d after a stall: intended %d, want %d (on the plan, not now)", k, got, want)
 		}
@@ -40,25 +43,25 @@ func TestScheduleReplansFromNow(t *testing.T) {
 	var pl plan
 	pl.replan(1000, 1)
 	s := newSchedule()
-	s.next(&pl, 0)
-	s.next(&pl, 1)
+	s.next(&pl, at(0))
+	s.next(&pl, at(1))
 	pl.replan(500, 1) // 2 ms
-	if got, _ := s.next(&pl, 10_000_000); got != 10_000_000 {
+	if got, _ := s.next(&pl, at(10_000_000)); got != 10_000_000 {
 		t.Fatalf("after replan: intended %d, want now (10000000)", got)
 	}
-	if got, _ := s.next(&pl, 10_000_001); got != 12_000_000 {
+	if got, _ := s.next(&pl, at(10_000_001)); got != 12_000_000 {
 		t.Fatalf("second op after replan: intended %d, want 12000000", got)
 	}
 	s.unclaim()
-	if got, _ := s.next(&pl, 10_000_002); got != 12_000_000 {
+	if got, _ := s.next(&pl, at(10_000_002)); got != 12_000_000 {
 		t.Fatalf("slot given back: intended %d, want 12000000 again", got)
 	}
 	pl.restart()
-	if got, _ := s.next(&pl, 99_000_000); got != 99_000_000 {
+	if got, _ := s.next(&pl, at(99_000_000)); got != 99_000_000 {
 		t.Fatalf("after restart (resume): intended %d, want now", got)
 	}
 	pl.replan(0, 1)
-	if _, paced := s.next(&pl, 100_000_000); paced {
+	if _, paced := s.next(&pl, at(100_000_000)); paced {
 		t.Fatal("unlimited target: still paced")
 	}
 }
@@ -72,8 +75,8 @@ func TestWaitUntilWokenByChange(t *testing.T) {
 	ws := &wstate{sched: newSchedule()}
 	base := nanotime()
 	now := func() int64 { return nanotime() - base }
-	intended, _ := ws.sched.next(&pl, now())
-	intended, _ = ws.sched.next(&pl, now()) // 1 s ahead
+	intended, _ := ws.sched.next(&pl, now)
+	intended, _ = ws.sched.next(&pl, now) // 1 s ahead
 	go func() { time.Sleep(20 * time.Millisecond); close(wake) }()
 	t0 := time.Now()
 	if ws.waitUntil(&pl, func() <-chan struct{} { return wake }, now, intended) {

@@ -186,7 +186,7 @@ func (p *pool) step(ws *wstate) bool {
 			return false
 		}
 	}
-	intended, paced := ws.sched.next(&p.plan, p.now())
+	intended, paced := ws.sched.next(&p.plan, ws.clock)
 	if paced && !ws.waitUntil(&p.plan, ws.wake, ws.clock, intended) {
 		ws.sched.unclaim()
 		return true
