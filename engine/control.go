@@ -36,10 +36,10 @@ func (r *Runner) event(kind, from, to, text string) Event {
 	return Event{At: time.Since(r.start), Kind: kind, From: from, To: to, Text: text}
 }
 
-// change applies a new set of controls, recorded as e: the running phase
+// change applies a new set of Controls, recorded as e: the running phase
 // gets a copy (and starts a new segment); without one, the event waits
 // for the next phase. Caller holds r.mu.
-func (r *Runner) change(ctl controls, e Event) {
+func (r *Runner) change(ctl Controls, e Event) {
 	r.ctl = ctl
 	if r.cur != nil {
 		r.cur.apply(ctl, e)

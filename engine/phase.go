@@ -4,22 +4,12 @@ import (
 	"context"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
 	"benchtop/engine/workload"
 )
-
-// controls are the live controls: the Runner owns them and hands a copy to
-// the running phase on every change.
-type controls struct {
-	Threads    int
-	Target     float64 // total ops/s, 0 = unlimited
-	Partitions int
-	Paused     bool
-}
 
 // runEnv is what a phase needs of its run: settings, clocks, the host
 // sampler and where snapshots go. A phase holds no pointer to the Runner.
@@ -43,34 +33,26 @@ type phase struct {
 	opsTotal int64
 
 	pool       pool
-	targetEver atomic.Bool
 	doneCh     chan struct{} // closed when the workers are idle for good
 	doneOnce   sync.Once
 	stopped    chan struct{} // closed when the workers are told to stop
 	stopOnce   sync.Once
 
 	// Sampler state, under smu.
-	smu        sync.Mutex
-	ctl        controls
-	cutReqs    []cutReq
-	events     []Event
-	spare      *measure.Set
-	interval   *measure.Set
-	cumulative *measure.Set
-	segs       segments
-	lastTick   time.Time
-	seq        int
-	warn       bottleneck
-	cpuSum     float64
-	cpuN       int
-	lastSnap   *Snapshot
-	endTime    time.Time // when the workers stopped (zero while running)
+	smu         sync.Mutex
+	asm         *Assembler
+	asmConfig   AssemblerConfig
+	ctl         Controls // the controls in force, as the runner handed them
+	cutReqs     []cutReq
+	spare       *measure.Set
+	endTime     time.Time // when the workers stopped (zero while running)
+	lastSampled time.Time // the sampler goroutine's own
 }
 
 // cutReq is a segment boundary waiting for the next drain.
 type cutReq struct {
 	label string
-	ctl   controls
+	ctl   Controls
 }
 
 func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
@@ -81,17 +63,11 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 		opNames:    wl.OpNames(),
 		last:       last,
 		start:      time.Now(),
-		doneCh:     make(chan struct{}),
-		stopped:    make(chan struct{}),
-		spare:      &measure.Set{},
-		interval:   &measure.Set{},
-		cumulative: &measure.Set{},
+		doneCh:  make(chan struct{}),
+		stopped: make(chan struct{}),
+		spare:   &measure.Set{},
 	}
-	p.lastTick = p.start
-	p.segs = segments{runStart: env.runStart, measurement: env.cfg.MeasurementIntvl}
-	if c, ok := wl.(workload.Counters); ok {
-		p.segs.counters = c
-	}
+	p.lastSampled = p.start
 	pl := &p.pool
 	pl.name, pl.wl, pl.base = name, wl, nanotime()
 	pl.wake = make(chan struct{})
@@ -106,6 +82,14 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 		}
 	}
 	pl.budget.Store(p.opsTotal)
+	p.asmConfig = AssemblerConfig{
+		Phase: name, OpNames: p.opNames, OpsTotal: p.opsTotal, Last: last,
+		RunStart: env.runStart, PhaseStart: p.start, MaxExecutionTime: env.cfg.MaxExecutionTime,
+		Measurement: env.cfg.MeasurementIntvl, Percentiles: env.cfg.Percentiles,
+	}
+	if c, ok := wl.(workload.Counters); ok {
+		p.asmConfig.Counters = c
+	}
 	pl.recorders = make([]*measure.Recorder, max(64, 8*runtime.GOMAXPROCS(0)))
 	for i := range pl.recorders {
 		pl.recorders[i] = measure.NewRecorder()
@@ -113,17 +97,16 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	return p
 }
 
-// begin starts the phase with the controls in force and the events that
+// begin starts the phase with the Controls in force and the events that
 // came before it: the first segment, the pacing plan and the workers.
-func (p *phase) begin(ctl controls, pending []Event, e Event) {
+func (p *phase) begin(ctl Controls, pending []Event, e Event) {
 	p.smu.Lock()
 	p.ctl = ctl
-	p.events = append(append(p.events, pending...), e)
-	p.segs.begin(e.String(), ctl)
-	p.smu.Unlock()
-	if ctl.Target > 0 {
-		p.targetEver.Store(true)
+	p.asm = NewAssembler(p.asmConfig, ctl, e.String())
+	for _, pe := range append(pending, e) {
+		p.asm.Event(pe)
 	}
+	p.smu.Unlock()
 	p.pool.paused.Store(ctl.Paused)
 	p.pool.plan.replan(ctl.Target, ctl.Threads)
 	p.pool.resize(ctl.Threads)
@@ -132,19 +115,16 @@ func (p *phase) begin(ctl controls, pending []Event, e Event) {
 	}
 }
 
-// apply takes a change of the controls, recorded as event e, and starts a
+// apply takes a change of the Controls, recorded as event e, and starts a
 // new segment. The runner calls it under its lock, so changes arrive in
 // order.
-func (p *phase) apply(ctl controls, e Event) {
+func (p *phase) apply(ctl Controls, e Event) {
 	p.smu.Lock()
 	old := p.ctl
 	p.ctl = ctl
-	p.events = append(p.events, e)
+	p.asm.Event(e)
 	p.cutReqs = append(p.cutReqs, cutReq{label: e.String(), ctl: ctl})
 	p.smu.Unlock()
-	if ctl.Target > 0 {
-		p.targetEver.Store(true)
-	}
 	if ctl.Threads != old.Threads {
 		p.pool.resize(ctl.Threads)
 	}
@@ -166,7 +146,7 @@ func (p *phase) apply(ctl controls, e Event) {
 // note records an event that changes nothing (a failed change).
 func (p *phase) note(e Event) {
 	p.smu.Lock()
-	p.events = append(p.events, e)
+	p.asm.Event(e)
 	p.smu.Unlock()
 }
 
@@ -256,21 +236,5 @@ func (p *phase) drainWorkers(grace time.Duration) {
 func (p *phase) result(final *Snapshot, interrupted bool) *PhaseResult {
 	p.smu.Lock()
 	defer p.smu.Unlock()
-	res := &PhaseResult{
-		Phase:       p.name,
-		Start:       p.start,
-		RunTime:     p.runTime(final.Time),
-		Set:         p.cumulative,
-		Final:       final,
-		Segments:    final.Segments,
-		Interrupted: interrupted,
-		Intended:    p.targetEver.Load() && p.env.cfg.MeasurementIntvl != "op",
-		Percentiles: p.env.cfg.Percentiles,
-		Measurement: p.env.cfg.MeasurementIntvl,
-		OpNames:     p.opNames,
-	}
-	if p.cpuN > 0 {
-		res.MeanCPU = p.cpuSum / float64(p.cpuN)
-	}
-	return res
+	return p.asm.Result(final, p.runTime(final.Time), p.start, interrupted)
 }

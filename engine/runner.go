@@ -42,7 +42,7 @@ type Options struct {
 }
 
 // Runner runs a workload against an adapter: it owns the workers, takes
-// live controls and publishes Snapshots. It is the one owner of the
+// live Controls and publishes Snapshots. It is the one owner of the
 // control state; the running phase gets a copy on every change.
 type Runner struct {
 	cfg       *Config
@@ -56,7 +56,7 @@ type Runner struct {
 	loadFirst bool
 
 	mu        sync.Mutex
-	ctl       controls
+	ctl       Controls
 	wantParts int // the partition count asked for last (ctl has the one in force)
 	stopped   bool
 	cur       *phase
@@ -84,7 +84,7 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 		cfg: cfg, db: db, wl: wl, opts: opts, info: opts.Info,
 		snaps:  make(chan *Snapshot, 512),
 		host:   opts.Host,
-		ctl:    controls{Threads: cfg.Threads, Target: cfg.Target, Partitions: cfg.Partitions},
+		ctl:    Controls{Threads: cfg.Threads, Target: cfg.Target, Partitions: cfg.Partitions},
 		stopCh: make(chan struct{}),
 	}
 	if r.host == nil {
@@ -286,8 +286,8 @@ func (r *Runner) Current() []*PhaseResult {
 		return out
 	}
 	p.smu.Lock()
-	last := p.lastSnap
-	cum := p.cumulative.Clone()
+	last := p.asm.Last()
+	cum := p.asm.Cumulative().Clone()
 	p.smu.Unlock()
 	if last == nil {
 		return out

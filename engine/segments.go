@@ -30,8 +30,8 @@ type segmentAcc struct {
 	startT time.Time
 }
 
-// begin opens a new segment for the controls in force.
-func (sg *segments) begin(label string, ctl controls) {
+// begin opens a new segment for the Controls in force.
+func (sg *segments) begin(label string, ctl Controls) {
 	s := &segmentAcc{set: &measure.Set{}, startT: time.Now()}
 	s.Index = len(sg.closed) + 1
 	s.Start = time.Since(sg.runStart)

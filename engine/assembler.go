@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"time"
+
+	"benchtop/engine/host"
+	"benchtop/engine/measure"
+	"benchtop/engine/workload"
+)
+
+// Controls are the live controls in force: threads, total target,
+// partitions, paused.
+type Controls struct {
+	Threads    int
+	Target     float64 // total ops/s, 0 = unlimited
+	Partitions int
+	Paused     bool
+}
+
+// AssemblerConfig is what an Assembler needs to know of its phase.
+type AssemblerConfig struct {
+	Phase            Phase
+	OpNames          []string // operation types by index in the Sets
+	OpsTotal         int64    // operations planned, 0 = no limit
+	Last             bool     // the run's last phase: its final snapshot is Done
+	RunStart         time.Time
+	PhaseStart       time.Time
+	MaxExecutionTime time.Duration // the run phase's limit, 0 = none
+	Measurement      string        // measurement.interval: op, intended, both
+	Percentiles      []float64
+	// Counters, if set, are read at every segment boundary (exact
+	// per-segment workload figures).
+	Counters workload.Counters
+}
+
+// Assembler builds Snapshots from intervals of measurements: the phase's
+// sampler feeds it the workers' Sets every interval, and a coordinator can
+// feed it the merged intervals of many agents. It keeps the cumulative
+// measurements, the segments and the bottleneck detector. It is not safe
+// for concurrent use: its owner locks around it.
+type Assembler struct {
+	c          AssemblerConfig
+	ctl        Controls
+	events     []Event
+	interval   *measure.Set
+	cumulative *measure.Set
+	segs       segments
+	lastTick   time.Time
+	seq        int
+	warn       bottleneck
+	cpuSum     float64
+	cpuN       int
+	targetEver bool
+	last       *Snapshot
+}
+
+// NewAssembler starts a phase with the controls in force; label names its
+// first segment.
+func NewAssembler(c AssemblerConfig, ctl Controls, label string) *Assembler {
+	a := &Assembler{c: c, ctl: ctl, interval: &measure.Set{}, cumulative: &measure.Set{}, lastTick: c.PhaseStart}
+	a.segs = segments{runStart: c.RunStart, measurement: c.Measurement, counters: c.Counters}
+	a.segs.begin(label, ctl)
+	a.targetEver = ctl.Target > 0
+	return a
+}
+
+// Add merges one batch of measurements into the interval, the run so far
+// and the open segment.
+func (a *Assembler) Add(s *measure.Set) {
+	a.interval.Merge(s)
+	a.cumulative.Merge(s)
+	a.segs.open.set.Merge(s)
+}
+
+// Event records an event for the next snapshot.
+func (a *Assembler) Event(e Event) { a.events = append(a.events, e) }
+
+// Cut closes the open segment and opens one for ctl, labelled; latestCPU
+// is the host's latest CPU reading, the CPU of a segment shorter than an
+// interval (negative: unknown).
+func (a *Assembler) Cut(label string, ctl Controls, latestCPU float64) {
+	a.ctl = ctl
+	a.targetEver = a.targetEver || ctl.Target > 0
+	a.segs.close(latestCPU)
+	a.segs.begin(label, ctl)
+}
+
+// SetControls records the controls in force without a new segment.
+func (a *Assembler) SetControls(ctl Controls) {
+	a.ctl = ctl
+	a.targetEver = a.targetEver || ctl.Target > 0
+}
+
+// Intended reports whether intended latency is measured in this phase.
+func (a *Assembler) Intended() bool { return a.targetEver && a.c.Measurement != "op" }
+
+// Cumulative is the phase's measurements so far (not a copy).
+func (a *Assembler) Cumulative() *measure.Set { return a.cumulative }
+
+// Last is the last snapshot built, nil before the first.
+func (a *Assembler) Last() *Snapshot { return a.last }
+
+// CPU is the mean host CPU over the phase's intervals, 0 when unknown.
+func (a *Assembler) CPU() float64 {
+	if a.cpuN == 0 {
+		return 0
+	}
+	return a.cpuSum / float64(a.cpuN)
+}
+
+// Snapshot builds the snapshot of the interval ending now and starts the
+// next interval. runTime is the phase's run time so far (the cumulative
+// rates' period). With keepData the interval's Set goes into the snapshot
+// (Snapshot.Data) instead of being reused.
+func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sample, ws workload.Sample, final, keepData bool) *Snapshot {
+	ivl := now.Sub(a.lastTick)
+	ivlStart := a.lastTick
+	a.lastTick = now
+	a.seq++
+	c := a.c
+	snap := &Snapshot{
+		Seq: a.seq, Time: now, Elapsed: now.Sub(c.RunStart), Interval: ivl,
+		Phase: c.Phase, OpsTotal: c.OpsTotal, Progress: -1, Host: hs, Done: final && c.Last,
+		Threads: a.ctl.Threads, Partitions: a.ctl.Partitions, Target: a.ctl.Target, Paused: a.ctl.Paused,
+		Events: a.events, Workload: ws.View,
+	}
+	a.events = nil
+	if hs.Cores > 0 && !a.ctl.Paused {
+		a.segs.addCPU(hs.CPUTotal)
+		a.cpuSum += hs.CPUTotal
+		a.cpuN++
+	}
+	a.segs.addDelta(ws.Delta)
+	snap.Ops, snap.Total = buildOps(c.OpNames, a.interval, a.cumulative, ivl, runTime, a.Intended(), c.Percentiles)
+	snap.OpsDone = a.cumulative.Ops
+	switch {
+	case c.OpsTotal > 0:
+		snap.Progress = min(1, float64(snap.OpsDone)/float64(c.OpsTotal))
+	case c.MaxExecutionTime > 0 && c.Phase == PhaseRun:
+		snap.Progress = min(1, float64(now.Sub(c.PhaseStart))/float64(c.MaxExecutionTime))
+	}
+	if final && !snap.Done {
+		snap.Progress = 1
+	}
+	snap.IntegrityErrors = a.cumulative.Integrity
+	if final {
+		cpu := -1.0
+		if hs.Cores > 0 {
+			cpu = hs.CPUTotal
+		}
+		a.segs.close(cpu)
+	}
+	snap.Segments = a.segs.table(snap.Elapsed, final)
+	snap.Warnings = append(a.warn.check(interval{
+		paused: a.ctl.Paused, rate: snap.Total.Interval.Rate, target: a.ctl.Target,
+		maxLag: a.interval.MaxLag, host: hs,
+	}), ws.Warnings...)
+	snap.Data = &IntervalData{Phase: c.Phase, OpNames: c.OpNames, Start: ivlStart, End: now, Set: a.interval}
+	if keepData {
+		a.interval = &measure.Set{}
+	}
+	a.last = snap
+	return snap
+}
+
+// Recycle empties the interval Set a snapshot built without keepData
+// pointed at, for the next interval; call it once the snapshot's hooks
+// have seen its Data.
+func (a *Assembler) Recycle(snap *Snapshot) {
+	if snap.Data != nil && snap.Data.Set == a.interval {
+		a.interval.Reset()
+		snap.Data = nil
+	}
+}
+
+// Result is the phase's result from its final snapshot.
+func (a *Assembler) Result(final *Snapshot, runTime time.Duration, start time.Time, interrupted bool) *PhaseResult {
+	return &PhaseResult{
+		Phase:       a.c.Phase,
+		Start:       start,
+		RunTime:     runTime,
+		Set:         a.cumulative,
+		Final:       final,
+		Segments:    final.Segments,
+		Interrupted: interrupted,
+		Intended:    a.Intended(),
+		Percentiles: a.c.Percentiles,
+		Measurement: a.c.Measurement,
+		OpNames:     a.c.OpNames,
+		MeanCPU:     a.CPU(),
+	}
+}
