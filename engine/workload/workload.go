@@ -124,8 +124,23 @@ type Factory struct {
 	// Properties lists the property names (or prefixes ending in '.') the
 	// workload reads, so that they draw no unknown-property warning.
 	Properties []string
+	// Keys lists every property name under Properties that the workload
+	// reads. Any other name under Properties draws a warning with a close
+	// match (Factory.Unknown). nil: not listed, every name under
+	// Properties is accepted unchecked.
+	Keys []string
 	// New builds the workload on an open adapter.
 	New func(props adapters.Properties, db adapters.DB) (Workload, error)
+}
+
+// Unknown returns the warnings for the properties under f's Properties
+// that are not in f.Keys (none when f.Keys is nil): see
+// adapters.UnknownWarnings.
+func (f Factory) Unknown(props map[string]string) []string {
+	if f.Keys == nil {
+		return nil
+	}
+	return adapters.UnknownWarnings(props, f.Properties, f.Keys)
 }
 
 var (
