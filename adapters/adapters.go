@@ -224,19 +224,28 @@ type Driver struct {
 	// warning with a close match (Driver.Unknown). nil: not listed, every
 	// name under Prefixes is accepted unchecked.
 	Keys []string
+	// StrictKeys makes an unknown name under Prefixes an error rather
+	// than a warning (dynamodb: a typo there could send the run to
+	// another endpoint or table layout than the one meant).
+	StrictKeys bool
 	// Open connects. It returns a *ConfigError (possibly wrapped) for bad
 	// properties, any other error for a failure to connect; the error text
 	// must not contain secrets. ctx bounds the time spent connecting.
 	Open func(ctx context.Context, props Properties) (DB, error)
 }
 
-// Unknown returns the warnings for the properties under d's Prefixes that
-// are not in d.Keys (none when d.Keys is nil): see UnknownWarnings.
-func (d Driver) Unknown(props map[string]string) []string {
+// Unknown checks the properties under d's Prefixes against d.Keys (nothing
+// when d.Keys is nil): it returns one warning for each name it does not
+// know (see UnknownWarnings), or, when d.StrictKeys, the *ConfigError for
+// the first such name (see UnknownKeyError).
+func (d Driver) Unknown(props map[string]string) ([]string, error) {
 	if d.Keys == nil {
-		return nil
+		return nil, nil
 	}
-	return UnknownWarnings(props, d.Prefixes, d.Keys)
+	if d.StrictKeys {
+		return nil, UnknownKeyError(props, d.Prefixes, d.Keys)
+	}
+	return UnknownWarnings(props, d.Prefixes, d.Keys), nil
 }
 
 var (

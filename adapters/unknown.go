@@ -34,6 +34,33 @@ func UnknownWarnings(props map[string]string, claimed []string, known []string) 
 	return warns
 }
 
+// UnknownKeyError returns a *ConfigError for the first (in sort order)
+// property under claimed that is not in known, naming the close match
+// when there is one and listing the known names; nil when there is none.
+// Adapters that refuse unknown names (Driver.StrictKeys) return it.
+func UnknownKeyError(props map[string]string, claimed []string, known []string) error {
+	isKnown := make(map[string]bool, len(known))
+	for _, k := range known {
+		isKnown[k] = true
+	}
+	first := ""
+	for k := range props {
+		if !isKnown[k] && Claims(claimed, k) && (first == "" || k < first) {
+			first = k
+		}
+	}
+	if first == "" {
+		return nil
+	}
+	allowed := "a known property"
+	if m := Suggest(first, known); m != "" {
+		allowed += " (did you mean " + m + "?)"
+	}
+	names := append([]string(nil), known...)
+	sort.Strings(names)
+	return &ConfigError{Key: first, Value: props[first], Allowed: allowed + ": " + strings.Join(names, ", ")}
+}
+
 // UnknownWarning is the warning for one unknown property key, with a hint
 // from known when one is close.
 func UnknownWarning(key string, known []string) string {
