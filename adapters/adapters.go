@@ -219,10 +219,12 @@ type Driver struct {
 	// YCSB's "batchsize"); properties under them are not warned about as
 	// unknown by the engine's check of unclaimed names.
 	Prefixes []string
-	// Keys lists every property name under Prefixes that the adapter reads
-	// (its YCSB aliases included). Any other name under Prefixes draws a
-	// warning with a close match (Driver.Unknown). nil: not listed, every
-	// name under Prefixes is accepted unchecked.
+	// Keys lists every property name the adapter reads (its YCSB aliases
+	// included, and core names such as "table" or "partitions", which
+	// serve as close matches: memory.partitions -> partitions). Any other
+	// name under Prefixes draws a warning with a close match
+	// (Driver.Unknown). nil: not listed, every name under Prefixes is
+	// accepted unchecked.
 	Keys []string
 	// StrictKeys makes an unknown name under Prefixes an error rather
 	// than a warning (dynamodb: a typo there could send the run to

@@ -36,7 +36,8 @@ func UnknownWarnings(props map[string]string, claimed []string, known []string) 
 
 // UnknownKeyError returns a *ConfigError for the first (in sort order)
 // property under claimed that is not in known, naming the close match
-// when there is one and listing the known names; nil when there is none.
+// when there is one and listing the known names under claimed; nil when
+// there is none.
 // Adapters that refuse unknown names (Driver.StrictKeys) return it.
 func UnknownKeyError(props map[string]string, claimed []string, known []string) error {
 	isKnown := make(map[string]bool, len(known))
@@ -56,7 +57,12 @@ func UnknownKeyError(props map[string]string, claimed []string, known []string) 
 	if m := Suggest(first, known); m != "" {
 		allowed += " (did you mean " + m + "?)"
 	}
-	names := append([]string(nil), known...)
+	var names []string // the known names under claimed
+	for _, k := range known {
+		if Claims(claimed, k) {
+			names = append(names, k)
+		}
+	}
 	sort.Strings(names)
 	return &ConfigError{Key: first, Value: props[first], Allowed: allowed + ": " + strings.Join(names, ", ")}
 }

@@ -62,11 +62,10 @@
 //
 // The package imports only the workload and adapter contracts; it finds
 // the line-protocol writer (adapters/influx) by type assertion on the
-// LineWriter and PointCounter interfaces declared here.
+// adapters.LineWriter and adapters.PointCounter interfaces.
 package timeseries
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -133,21 +132,6 @@ const (
 	MaxInFlight  = 64
 	MaxSeries    = 10_000_000
 )
-
-// LineWriter is what the workload needs from the adapter: write one batch
-// of line protocol (complete lines, each ending in '\n'; lines is how many)
-// and say the unit of the timestamps it expects. adapters/influx
-// implements it.
-type LineWriter interface {
-	WriteLines(ctx context.Context, body []byte, lines int) error
-	Precision() time.Duration
-}
-
-// PointCounter counts stored points of a measurement whose tags have the
-// given values. Without it the final check is skipped.
-type PointCounter interface {
-	CountPoints(ctx context.Context, measurement string, tags map[string]string) (int64, error)
-}
 
 func init() {
 	workload.Register(workload.Factory{

@@ -124,9 +124,9 @@ type Factory struct {
 	// Properties lists the property names (or prefixes ending in '.') the
 	// workload reads, so that they draw no unknown-property warning.
 	Properties []string
-	// Keys lists every property name under Properties that the workload
-	// reads. Any other name under Properties draws a warning with a close
-	// match (Factory.Unknown). nil: not listed, every name under
+	// Keys lists every property name the workload reads (core names such
+	// as "partitions" included, as close matches). Any other name under
+	// Properties draws a warning with a close match (Factory.Unknown). nil: not listed, every name under
 	// Properties is accepted unchecked.
 	Keys []string
 	// New builds the workload on an open adapter.
