@@ -102,7 +102,9 @@ func Claims(claimed []string, key string) bool {
 // is close when its edit distance (Levenshtein) is at most 2, or a third
 // of the longer name, or when the two share a subsequence of at least 3
 // characters covering 70 % of the shorter one (so that "adress" finds the
-// abbreviation "addr"). The closest wins, a name that starts the other
+// abbreviation "addr"), or when the shorter one is an abbreviation of the
+// other (its letters in order, the first one shared: "db" and
+// "database"). The closest wins, a name that starts the other
 // counting as one edit away ("pool" for "poolsize"); ties go to the smaller distance over the whole
 // name, then to the first in sort order.
 //
@@ -147,6 +149,9 @@ func isClose(a, b string, d int) bool {
 		return short > 0
 	}
 	l := lcs(a, b)
+	if l == short && short >= 2 && a[0] == b[0] {
+		return true // an abbreviation: "db" for "database"
+	}
 	return l >= 3 && l*10 >= short*7
 }
 
