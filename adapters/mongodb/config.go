@@ -110,7 +110,7 @@ func legacyOptions(u string, r *adapters.Reader) string {
 		u = addQueryOption(u, "maxPoolSize", strconv.Itoa(n))
 	}
 	if r.Has(PropWaitQueue) {
-		r.Bad(PropWaitQueue, "nothing: the MongoDB Go driver has no wait-queue limit (YCSB's waitQueueMultiple); remove it, mongodb.maxconnections sets the pool size")
+		r.Bad(PropWaitQueue, "no value (the MongoDB Go driver has no wait queue limit, YCSB's waitQueueMultiple: remove it; mongodb.maxconnections sets the pool size)")
 	}
 	wc := r.Choice(PropWriteConcern, "", "unacknowledged", "acknowledged", "journaled", "replica_acknowledged", "majority", "errors_ignored")
 	switch wc {

@@ -74,7 +74,7 @@ func readConfig(r *adapters.Reader) Config {
 	}
 	c.Username, c.Password = readAuth(r)
 	if r.Bool(PropCluster, false) {
-		r.Bad(PropCluster, "false: benchtop's redis adapter talks to one server, not to a Redis Cluster (set redis.addr to one node)")
+		r.Bad(PropCluster, "false (benchtop's redis adapter talks to one server, not to a Redis Cluster: set redis.addr to one node)")
 	}
 	return c
 }
@@ -97,7 +97,7 @@ func readAddr(r *adapters.Reader) string {
 		if !hasHost {
 			key = PropPort
 		}
-		r.Bad(key, "nothing when redis.addr is set: give redis.addr=host:port or YCSB's redis.host and redis.port, not both")
+		r.Bad(key, "no redis.host or redis.port beside redis.addr (give redis.addr=host:port, or YCSB's redis.host and redis.port)")
 		return addr
 	}
 	if host == "" || strings.ContainsAny(host, " /@") || (strings.Contains(host, ":") && net.ParseIP(host) == nil) {

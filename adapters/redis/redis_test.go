@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -228,5 +229,36 @@ func TestYCSBNames(t *testing.T) {
 		if strings.Contains(err.Error(), "secretpw") {
 			t.Errorf("%s: the message shows the password: %v", tc.name, err)
 		}
+	}
+}
+
+// TestYCSBHostPortReachServer: a YCSB property file's redis.host and
+// redis.port reach the server they name (not 127.0.0.1:6379): a record
+// written through them is in that server.
+func TestYCSBHostPortReachServer(t *testing.T) {
+	addr := os.Getenv("BENCHTOP_REDIS_ADDR")
+	if addr == "" {
+		t.Skip("no Redis server: run `eval \"$(bash .ci/servers/redis.sh start)\"` (sets BENCHTOP_REDIS_ADDR) to enable")
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(t.Context(), adapters.Properties{"redis.host": host, "redis.port": port, "redis.password": os.Getenv("BENCHTOP_REDIS_PASSWORD")})
+	if err != nil {
+		t.Fatalf("Open(redis.host=%s, redis.port=%s): %v", host, port, err)
+	}
+	defer db.Close()
+	if db.cfg.Addr != addr {
+		t.Fatalf("address %q, want %q", db.cfg.Addr, addr)
+	}
+	key := "bttest-ycsbnames-" + time.Now().Format("150405.000000")
+	if err := db.Insert(t.Context(), "usertable", key, []adapters.Field{{Name: "f", Value: []byte("v")}}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Delete(context.Background(), "usertable", key)
+	n, err := db.client.Exists(t.Context(), hashKey("usertable", key)).Result()
+	if err != nil || n != 1 {
+		t.Errorf("the record is not on %s: exists=%d, %v", addr, n, err)
 	}
 }
