@@ -250,6 +250,35 @@ func (d Driver) Unknown(props map[string]string) ([]string, error) {
 	return UnknownWarnings(props, d.Prefixes, d.Keys), nil
 }
 
+// CheckUnknown checks props against every registered driver's Keys, as
+// the engine does before it opens anything: one warning for each name under
+// a driver's Prefixes that the driver does not read (sorted, each once),
+// or, for the driver named selected when it has StrictKeys, the
+// *ConfigError for the first such name. A strict driver that is not the
+// selected one only warns: its names do not change this run.
+func CheckUnknown(props map[string]string, selected string) ([]string, error) {
+	seen := map[string]bool{}
+	var warns []string
+	for _, d := range Drivers() {
+		if d.Keys == nil {
+			continue
+		}
+		if d.StrictKeys && d.Name == selected {
+			if err := UnknownKeyError(props, d.Prefixes, d.Keys); err != nil {
+				return nil, err
+			}
+		}
+		for _, w := range UnknownWarnings(props, d.Prefixes, d.Keys) {
+			if !seen[w] {
+				seen[w] = true
+				warns = append(warns, w)
+			}
+		}
+	}
+	sort.Strings(warns)
+	return warns, nil
+}
+
 var (
 	regMu    sync.RWMutex
 	registry = map[string]Driver{}

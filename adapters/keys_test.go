@@ -1,6 +1,7 @@
 package adapters_test
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
@@ -97,5 +98,27 @@ func TestEveryDriverListsKeys(t *testing.T) {
 		if f, _ := workload.Lookup(n); f.Keys == nil {
 			t.Errorf("workload %s: Factory.Keys is nil", n)
 		}
+	}
+}
+
+// TestCheckUnknown: what the engine calls before opening anything. The
+// selected strict adapter (dynamodb) refuses its typos; another adapter's
+// names only warn, whichever adapter runs.
+func TestCheckUnknown(t *testing.T) {
+	props := map[string]string{"redis.adress": "h:1", "dynamodb.endpiont": "http://h:1", "stream.bogus": "1", "recordcount": "5"}
+	warns, err := adapters.CheckUnknown(props, "redis")
+	want := []string{
+		`warning: unknown property "dynamodb.endpiont" ignored (did you mean dynamodb.endpoint?)`,
+		`warning: unknown property "redis.adress" ignored (did you mean redis.addr?)`,
+	}
+	if err != nil || !reflect.DeepEqual(warns, want) {
+		t.Errorf("selected redis: %q, %v; want %q", warns, err, want)
+	}
+	var ce *adapters.ConfigError
+	if _, err := adapters.CheckUnknown(props, "dynamodb"); !errors.As(err, &ce) || ce.Key != "dynamodb.endpiont" {
+		t.Errorf("selected dynamodb: %v, want the ConfigError for dynamodb.endpiont", err)
+	}
+	if got := workload.Unknown(props); !reflect.DeepEqual(got, []string{`warning: unknown property "stream.bogus" ignored`}) {
+		t.Errorf("workload.Unknown = %q", got)
 	}
 }

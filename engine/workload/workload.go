@@ -143,6 +143,25 @@ func (f Factory) Unknown(props map[string]string) []string {
 	return adapters.UnknownWarnings(props, f.Properties, f.Keys)
 }
 
+// Unknown checks props against every registered workload's Keys: one
+// warning for each name under a workload's Properties that it does not read
+// (sorted, each once). The engine calls it before it opens anything.
+func Unknown(props map[string]string) []string {
+	seen := map[string]bool{}
+	var warns []string
+	for _, n := range Names() {
+		f, _ := Lookup(n)
+		for _, w := range f.Unknown(props) {
+			if !seen[w] {
+				seen[w] = true
+				warns = append(warns, w)
+			}
+		}
+	}
+	sort.Strings(warns)
+	return warns
+}
+
 var (
 	mu        sync.RWMutex
 	factories = map[string]Factory{}
