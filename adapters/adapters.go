@@ -176,7 +176,10 @@ func (p Properties) String(key, def string) string {
 }
 
 // Int returns the property as an integer, def when unset, or a
-// *ConfigError. New code reads through a Reader, which checks ranges.
+// *ConfigError.
+//
+// Deprecated: read through a Reader, which checks ranges and records the
+// key (nothing in benchtop calls this any more).
 func (p Properties) Int(key string, def int64) (int64, error) {
 	r := NewReader(p)
 	return r.Int64(key, def, math.MinInt64, math.MaxInt64), r.Err()
@@ -184,6 +187,8 @@ func (p Properties) Int(key string, def int64) (int64, error) {
 
 // Float returns the property as a number, def when unset, or a
 // *ConfigError.
+//
+// Deprecated: read through a Reader (nothing in benchtop calls this).
 func (p Properties) Float(key string, def float64) (float64, error) {
 	r := NewReader(p)
 	return r.Float(key, def, -math.MaxFloat64, math.MaxFloat64), r.Err()
@@ -191,6 +196,9 @@ func (p Properties) Float(key string, def float64) (float64, error) {
 
 // Bool returns the property as a boolean (true/false, 1/0, yes/no, on/off),
 // def when unset, or a *ConfigError.
+//
+// Deprecated: read through a Reader (engine/config.go's propReader is the
+// last caller).
 func (p Properties) Bool(key string, def bool) (bool, error) {
 	r := NewReader(p)
 	return r.Bool(key, def), r.Err()
@@ -198,6 +206,8 @@ func (p Properties) Bool(key string, def bool) (bool, error) {
 
 // Duration returns the property as a Go duration ("300ms", "2s") >= 0; a
 // bare number is read in unit. def when unset, or a *ConfigError.
+//
+// Deprecated: read through a Reader (nothing in benchtop calls this).
 func (p Properties) Duration(key string, def, unit time.Duration) (time.Duration, error) {
 	r := NewReader(p)
 	return r.Duration(key, def, unit, 0, math.MaxInt64), r.Err()
