@@ -9,9 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -180,68 +180,46 @@ func (p Properties) String(key, def string) string {
 
 // Int returns the property as an integer, def when unset, or a
 // *ConfigError.
+//
+// Deprecated: read through a Reader, which checks ranges and records the
+// key (nothing in benchtop calls this any more).
 func (p Properties) Int(key string, def int64) (int64, error) {
-	v, ok := p[key]
-	if !ok {
-		return def, nil
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil {
-		return 0, &ConfigError{Key: key, Value: v, Allowed: "a whole number"}
-	}
-	return n, nil
+	r := NewReader(p)
+	return r.Int64(key, def, math.MinInt64, math.MaxInt64), r.Err()
 }
 
 // Float returns the property as a number, def when unset, or a
 // *ConfigError.
+//
+// Deprecated: read through a Reader (nothing in benchtop calls this).
 func (p Properties) Float(key string, def float64) (float64, error) {
-	v, ok := p[key]
-	if !ok {
-		return def, nil
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil {
-		return 0, &ConfigError{Key: key, Value: v, Allowed: "a number"}
-	}
-	return f, nil
+	r := NewReader(p)
+	return r.Float(key, def, -math.MaxFloat64, math.MaxFloat64), r.Err()
 }
 
-// Bool returns the property as a boolean (true/false, 1/0, yes/no), def
-// when unset, or a *ConfigError.
+// Bool returns the property as a boolean (true/false, 1/0, yes/no, on/off),
+// def when unset, or a *ConfigError.
+//
+// Deprecated: read through a Reader (engine/config.go's propReader is the
+// last caller).
 func (p Properties) Bool(key string, def bool) (bool, error) {
-	v, ok := p[key]
-	if !ok {
-		return def, nil
-	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "1", "yes", "on":
-		return true, nil
-	case "false", "0", "no", "off":
-		return false, nil
-	}
-	return false, &ConfigError{Key: key, Value: v, Allowed: "true or false"}
+	r := NewReader(p)
+	return r.Bool(key, def), r.Err()
 }
 
-// Duration returns the property as a Go duration ("300ms", "2s"); a bare
-// number is read in unit. def when unset, or a *ConfigError.
+// Duration returns the property as a Go duration ("300ms", "2s") >= 0; a
+// bare number is read in unit. def when unset, or a *ConfigError.
+//
+// Deprecated: read through a Reader (nothing in benchtop calls this).
 func (p Properties) Duration(key string, def, unit time.Duration) (time.Duration, error) {
-	v, ok := p[key]
-	if !ok {
-		return def, nil
-	}
-	s := strings.TrimSpace(v)
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f < 0 {
-			return 0, &ConfigError{Key: key, Value: v, Allowed: "a duration >= 0 such as 300ms or 2s"}
-		}
-		return time.Duration(f * float64(unit)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, &ConfigError{Key: key, Value: v, Allowed: "a duration >= 0 such as 300ms or 2s"}
-	}
-	return d, nil
+	r := NewReader(p)
+	return r.Duration(key, def, unit, 0, math.MaxInt64), r.Err()
 }
+
+// MaxPartitions is the largest partition count benchtop runs with. It is
+// defined here, in the package every other one may import, so that the
+// engine, the workloads and the adapters share one limit.
+const MaxPartitions = 1024
 
 // Driver describes one adapter for the registry.
 type Driver struct {
@@ -250,12 +228,68 @@ type Driver struct {
 	// Description is one line for the list of adapters.
 	Description string
 	// Prefixes are the property-name prefixes the adapter reads, such as
-	// "mongodb."; properties under them are not warned about as unknown.
+	// "mongodb." (a name not ending in '.' is one exact name, such as
+	// YCSB's "batchsize"); properties under them are not warned about as
+	// unknown by the engine's check of unclaimed names.
 	Prefixes []string
+	// Keys lists every property name the adapter reads (its YCSB aliases
+	// included, and core names such as "table" or "partitions", which
+	// serve as close matches: memory.partitions -> partitions). Any other
+	// name under Prefixes draws a warning with a close match
+	// (Driver.Unknown). nil: not listed, every name under Prefixes is
+	// accepted unchecked.
+	Keys []string
+	// StrictKeys makes an unknown name under Prefixes an error rather
+	// than a warning (dynamodb: a typo there could send the run to
+	// another endpoint or table layout than the one meant).
+	StrictKeys bool
 	// Open connects. It returns a *ConfigError (possibly wrapped) for bad
 	// properties, any other error for a failure to connect; the error text
 	// must not contain secrets. ctx bounds the time spent connecting.
 	Open func(ctx context.Context, props Properties) (DB, error)
+}
+
+// Unknown checks the properties under d's Prefixes against d.Keys (nothing
+// when d.Keys is nil): it returns one warning for each name it does not
+// know (see UnknownWarnings), or, when d.StrictKeys, the *ConfigError for
+// the first such name (see UnknownKeyError).
+func (d Driver) Unknown(props map[string]string) ([]string, error) {
+	if d.Keys == nil {
+		return nil, nil
+	}
+	if d.StrictKeys {
+		return nil, UnknownKeyError(props, d.Prefixes, d.Keys)
+	}
+	return UnknownWarnings(props, d.Prefixes, d.Keys), nil
+}
+
+// CheckUnknown checks props against every registered driver's Keys, as
+// the engine does before it opens anything: one warning for each name under
+// a driver's Prefixes that the driver does not read (sorted, each once),
+// or, for the driver named selected when it has StrictKeys, the
+// *ConfigError for the first such name. A strict driver that is not the
+// selected one only warns: its names do not change this run.
+func CheckUnknown(props map[string]string, selected string) ([]string, error) {
+	seen := map[string]bool{}
+	var warns []string
+	for _, d := range Drivers() {
+		if d.Keys == nil {
+			continue
+		}
+		if d.StrictKeys && d.Name == selected {
+			if err := UnknownKeyError(props, d.Prefixes, d.Keys); err != nil {
+				return nil, err
+			}
+		}
+		for _, w := range UnknownWarnings(props, d.Prefixes, d.Keys) {
+			if !seen[w] {
+				seen[w] = true
+				warns = append(warns, w)
+			}
+		}
+	}
+	sort.Strings(warns)
+	return warns, nil
 }
 
 var (

@@ -185,7 +185,7 @@ func (r *Reader) Seconds(key string, def, min, max time.Duration) time.Duration 
 	}
 	d, ok := parseDuration(strings.TrimSpace(v), time.Second)
 	if !ok || d < min || d > max {
-		r.Bad(key, fmt.Sprintf("seconds or a duration from %v to %v", min, max))
+		r.Bad(key, "seconds or a duration "+durRange(min, max))
 		return def
 	}
 	return d
@@ -200,10 +200,17 @@ func (r *Reader) Duration(key string, def, unit, min, max time.Duration) time.Du
 	}
 	d, ok := parseDuration(strings.TrimSpace(v), unit)
 	if !ok || d < min || d > max {
-		r.Bad(key, fmt.Sprintf("a duration from %v to %v such as 300ms or 2s (a bare number is in %s)", min, max, unitName(unit)))
+		r.Bad(key, fmt.Sprintf("a duration %s such as 300ms or 2s (a bare number is in %s)", durRange(min, max), unitName(unit)))
 		return def
 	}
 	return d
+}
+
+func durRange(min, max time.Duration) string {
+	if max == math.MaxInt64 {
+		return fmt.Sprintf(">= %v", min)
+	}
+	return fmt.Sprintf("from %v to %v", min, max)
 }
 
 // parseDuration reads a bare number in unit or a Go duration. Values

@@ -155,6 +155,8 @@ func TestReaderDuration(t *testing.T) {
 		{"above", "61s", d, 5 * time.Millisecond, allowed},
 		{"negative", "-1ms", d, 5 * time.Millisecond, allowed},
 		{"malformed", "2 seconds", d, 5 * time.Millisecond, allowed},
+		{"open", "-1", func(r *Reader) any { return r.Duration("k", 0, time.Second, 0, math.MaxInt64) }, time.Duration(0),
+			"a duration >= 0s such as 300ms or 2s (a bare number is in seconds)"},
 		{"seconds unit", "3", func(r *Reader) any { return r.Duration("k", 0, time.Second, time.Second, time.Hour) }, 3 * time.Second, ""},
 		{"seconds unit below", "0.1", func(r *Reader) any { return r.Duration("k", 0, time.Second, time.Second, time.Hour) }, time.Duration(0),
 			"a duration from 1s to 1h0m0s such as 300ms or 2s (a bare number is in seconds)"},

@@ -34,6 +34,39 @@ func UnknownWarnings(props map[string]string, claimed []string, known []string) 
 	return warns
 }
 
+// UnknownKeyError returns a *ConfigError for the first (in sort order)
+// property under claimed that is not in known, naming the close match
+// when there is one and listing the known names under claimed; nil when
+// there is none.
+// Adapters that refuse unknown names (Driver.StrictKeys) return it.
+func UnknownKeyError(props map[string]string, claimed []string, known []string) error {
+	isKnown := make(map[string]bool, len(known))
+	for _, k := range known {
+		isKnown[k] = true
+	}
+	first := ""
+	for k := range props {
+		if !isKnown[k] && Claims(claimed, k) && (first == "" || k < first) {
+			first = k
+		}
+	}
+	if first == "" {
+		return nil
+	}
+	allowed := "a known property"
+	if m := Suggest(first, known); m != "" {
+		allowed += " (did you mean " + m + "?)"
+	}
+	var names []string // the known names under claimed
+	for _, k := range known {
+		if Claims(claimed, k) {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	return &ConfigError{Key: first, Value: props[first], Allowed: allowed + ": " + strings.Join(names, ", ")}
+}
+
 // UnknownWarning is the warning for one unknown property key, with a hint
 // from known when one is close.
 func UnknownWarning(key string, known []string) string {
@@ -69,7 +102,9 @@ func Claims(claimed []string, key string) bool {
 // is close when its edit distance (Levenshtein) is at most 2, or a third
 // of the longer name, or when the two share a subsequence of at least 3
 // characters covering 70 % of the shorter one (so that "adress" finds the
-// abbreviation "addr"). The closest wins, a name that starts the other
+// abbreviation "addr"), or when the shorter one is an abbreviation of the
+// other (its letters in order, the first one shared: "db" and
+// "database"). The closest wins, a name that starts the other
 // counting as one edit away ("pool" for "poolsize"); ties go to the smaller distance over the whole
 // name, then to the first in sort order.
 //
@@ -114,6 +149,9 @@ func isClose(a, b string, d int) bool {
 		return short > 0
 	}
 	l := lcs(a, b)
+	if l == short && short >= 2 && a[0] == b[0] {
+		return true // an abbreviation: "db" for "database"
+	}
 	return l >= 3 && l*10 >= short*7
 }
 

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -58,7 +57,7 @@ var (
 // Limits on live controls.
 const (
 	MaxThreads    = 4096
-	MaxPartitions = 1024
+	MaxPartitions = adapters.MaxPartitions
 )
 
 // NewConfig validates properties into a Config. The error, if any, is a
@@ -92,7 +91,15 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 	if err := factory.Validate(command, p); err != nil {
 		return nil, nil, err
 	}
-	return c, unknownWarnings(p, factory.Properties), nil
+	// Names under a prefix an adapter or workload claims that it does not
+	// read (the selected adapter may refuse them), then names nobody
+	// claims.
+	warns, err := adapters.CheckUnknown(p, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	warns = append(warns, workload.Unknown(p)...)
+	return c, append(warns, unknownWarnings(p, factory.Properties)...), nil
 }
 
 // parsePercentiles reads hdrhistogram.percentiles.
@@ -151,6 +158,11 @@ func unknownWarnings(p adapters.Properties, workloadProps []string) []string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	names := make([]string, 0, len(known))
+	for k := range known {
+		names = append(names, k)
+	}
+	sort.Strings(names)
 	for _, k := range keys {
 		if known[k] || strings.HasPrefix(k, "benchtop.") {
 			continue
@@ -163,7 +175,7 @@ func unknownWarnings(p adapters.Properties, workloadProps []string) []string {
 			}
 		}
 		if !claimed {
-			warns = append(warns, fmt.Sprintf("warning: unknown property %q ignored", k))
+			warns = append(warns, adapters.UnknownWarning(k, names))
 		}
 	}
 	return warns

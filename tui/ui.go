@@ -27,10 +27,10 @@ import (
 	"benchtop/tui/keys"
 )
 
-// Limits of the live controls.
+// Limits of the live controls: the engine's.
 const (
-	MaxThreads    = 4096
-	MaxPartitions = 1024
+	MaxThreads    = engine.MaxThreads
+	MaxPartitions = engine.MaxPartitions
 )
 
 // MinWidth and MinHeight are the smallest screen the TUI draws on.

@@ -56,6 +56,8 @@ func init() {
 		Name:        "dynamodb",
 		Description: "DynamoDB API (Amazon DynamoDB, ScyllaDB Alternator, dynalite) with YCSB's dynamodb.* properties",
 		Prefixes:    []string{"dynamodb."},
+		Keys:        append(knownProps[:len(knownProps):len(knownProps)], PropTable),
+		StrictKeys:  true,
 		Open:        Open,
 	})
 }

@@ -3,7 +3,6 @@ package dynamodb
 import (
 	"net"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 
@@ -55,8 +54,9 @@ const (
 	KeyTypeHashAndRange = "HASH_AND_RANGE"
 )
 
-// knownProps are the dynamodb.* properties this adapter reads; any other
-// name under the prefix is a typo, reported rather than ignored.
+// knownProps are the dynamodb.* properties this adapter reads (the
+// Driver's Keys); any other name under the prefix is a typo, refused
+// rather than ignored.
 var knownProps = []string{
 	PropEndpoint, PropRegion, PropPrimaryKey, PropPrimaryKeyType,
 	PropHashKeyName, PropHashKeyValue, PropConsistentReads,
@@ -88,141 +88,86 @@ type settings struct {
 
 // parseSettings validates props. Every error is a *adapters.ConfigError.
 func parseSettings(props adapters.Properties) (settings, error) {
+	// A typo in a DynamoDB property file could benchmark another table
+	// layout or endpoint than the one meant: refused, not ignored.
+	if err := adapters.UnknownKeyError(props, []string{"dynamodb."}, knownProps); err != nil {
+		return settings{}, err
+	}
+	r := adapters.NewReader(props)
+	s := readSettings(r)
+	return s, r.Err()
+}
+
+// readSettings reads every property even after a bad one; the first error
+// is the Reader's.
+func readSettings(r *adapters.Reader) settings {
 	s := settings{}
-	for k := range props {
-		if strings.HasPrefix(k, "dynamodb.") && !isKnown(k) {
-			known := append([]string(nil), knownProps...)
-			sort.Strings(known)
-			return s, &adapters.ConfigError{Key: k, Value: props[k], Allowed: "a known property: " + strings.Join(known, ", ")}
-		}
+	ep := strings.TrimSpace(r.String(PropEndpoint, ""))
+	var err *adapters.ConfigError
+	if s.endpoint, err = parseEndpoint(ep); err != nil {
+		r.Fail(err)
 	}
 
-	ep, err := parseEndpoint(strings.TrimSpace(props.String(PropEndpoint, "")))
-	if err != nil {
-		return s, err
-	}
-	s.endpoint = ep
-
-	s.region = strings.TrimSpace(props.String(PropRegion, ""))
+	s.region = strings.TrimSpace(r.String(PropRegion, ""))
 	if s.region == "" { // YCSB: an empty region keeps the default
 		s.region = DefaultRegion
 	}
-	s.table = strings.TrimSpace(props.String(PropTable, DefaultTable))
+	s.table = strings.TrimSpace(r.String(PropTable, DefaultTable))
 	if s.table == "" {
-		return s, &adapters.ConfigError{Key: PropTable, Value: "", Allowed: "a table name"}
+		r.Fail(&adapters.ConfigError{Key: PropTable, Value: "", Allowed: "a table name"})
 	}
-	s.primaryKey = strings.TrimSpace(props.String(PropPrimaryKey, DefaultPrimaryKey))
+	s.primaryKey = strings.TrimSpace(r.String(PropPrimaryKey, DefaultPrimaryKey))
 	if s.primaryKey == "" {
-		return s, &adapters.ConfigError{Key: PropPrimaryKey, Value: "", Allowed: "an attribute name (default " + DefaultPrimaryKey + ")"}
+		r.Fail(&adapters.ConfigError{Key: PropPrimaryKey, Value: "", Allowed: "an attribute name (default " + DefaultPrimaryKey + ")"})
 	}
 
-	kt := props.String(PropPrimaryKeyType, KeyTypeHash)
-	switch strings.ToUpper(strings.TrimSpace(kt)) {
-	case KeyTypeHash:
-		s.keyType = KeyTypeHash
-	case KeyTypeHashAndRange:
-		s.keyType = KeyTypeHashAndRange
+	s.keyType = strings.ToUpper(r.Choice(PropPrimaryKeyType, KeyTypeHash, KeyTypeHash, KeyTypeHashAndRange))
+	if s.keyType == KeyTypeHashAndRange {
 		// As in YCSB: benchtop's keys become range keys under one hash key
 		// value, and the hash key's name must be given.
-		s.hashKeyName = strings.TrimSpace(props.String(PropHashKeyName, ""))
-		if s.hashKeyName == "" {
-			return s, &adapters.ConfigError{Key: PropHashKeyName, Value: "", Allowed: "an attribute name (required when " + PropPrimaryKeyType + "=" + KeyTypeHashAndRange + ")"}
+		s.hashKeyName = strings.TrimSpace(r.String(PropHashKeyName, ""))
+		s.hashKeyValue = r.String(PropHashKeyValue, DefaultHashKeyValue)
+		switch {
+		case s.hashKeyName == "":
+			r.Fail(&adapters.ConfigError{Key: PropHashKeyName, Value: "", Allowed: "an attribute name (required when " + PropPrimaryKeyType + "=" + KeyTypeHashAndRange + ")"})
+		case s.hashKeyName == s.primaryKey:
+			r.Fail(&adapters.ConfigError{Key: PropHashKeyName, Value: s.hashKeyName, Allowed: "a name different from " + PropPrimaryKey})
+		case s.hashKeyValue == "":
+			r.Fail(&adapters.ConfigError{Key: PropHashKeyValue, Value: "", Allowed: "a non-empty string (default " + DefaultHashKeyValue + ")"})
 		}
-		if s.hashKeyName == s.primaryKey {
-			return s, &adapters.ConfigError{Key: PropHashKeyName, Value: s.hashKeyName, Allowed: "a name different from " + PropPrimaryKey}
-		}
-		s.hashKeyValue = props.String(PropHashKeyValue, DefaultHashKeyValue)
-		if s.hashKeyValue == "" {
-			return s, &adapters.ConfigError{Key: PropHashKeyValue, Value: "", Allowed: "a non-empty string (default " + DefaultHashKeyValue + ")"}
-		}
-	default:
-		return s, &adapters.ConfigError{Key: PropPrimaryKeyType, Value: kt, Allowed: KeyTypeHash + " or " + KeyTypeHashAndRange}
 	}
 
-	if s.consistentReads, err = props.Bool(PropConsistentReads, false); err != nil {
-		return s, err
-	}
-	s.credentialsFile = strings.TrimSpace(props.String(PropCredentialsFile, ""))
-
-	n, err := props.Int(PropConnectMax, DefaultConnectMax)
-	if err != nil {
-		return s, err
-	}
-	if n < 1 || n > 100000 {
-		return s, &adapters.ConfigError{Key: PropConnectMax, Value: props[PropConnectMax], Allowed: "1 to 100000 connections"}
-	}
-	s.connectMax = int(n)
+	s.consistentReads = r.Bool(PropConsistentReads, false)
+	s.credentialsFile = strings.TrimSpace(r.String(PropCredentialsFile, ""))
+	s.connectMax = r.Int(PropConnectMax, DefaultConnectMax, 1, 100000)
 
 	// YCSB needs both TTL properties; one without the other is ignored there,
 	// and an error here.
-	s.ttlKey = strings.TrimSpace(props.String(PropTTLKey, ""))
-	_, hasTTLDur := props[PropTTLDuration]
-	if s.ttlKey != "" || hasTTLDur {
-		secs, err := props.Int(PropTTLDuration, 0)
-		if err != nil {
-			return s, err
-		}
-		if s.ttlKey == "" {
-			return s, &adapters.ConfigError{Key: PropTTLKey, Value: "", Allowed: "an attribute name (required with " + PropTTLDuration + ")"}
-		}
-		if !hasTTLDur || secs < 0 {
-			return s, &adapters.ConfigError{Key: PropTTLDuration, Value: props[PropTTLDuration], Allowed: "seconds >= 0 (required with " + PropTTLKey + ")"}
-		}
+	s.ttlKey = strings.TrimSpace(r.String(PropTTLKey, ""))
+	hasTTLDur := r.Has(PropTTLDuration)
+	secs := r.Int64(PropTTLDuration, 0, 0, 100*365*24*3600)
+	switch {
+	case s.ttlKey == "" && hasTTLDur:
+		r.Fail(&adapters.ConfigError{Key: PropTTLKey, Value: "", Allowed: "an attribute name (required with " + PropTTLDuration + ")"})
+	case s.ttlKey != "" && !hasTTLDur:
+		r.Fail(&adapters.ConfigError{Key: PropTTLDuration, Value: "", Allowed: "seconds >= 0 (required with " + PropTTLKey + ")"})
+	case s.ttlKey != "":
 		s.ttlDuration = time.Duration(secs) * time.Second
 	}
-	if _, err := props.Bool(PropDebug, false); err != nil {
-		return s, err // accepted for YCSB property files; there is nothing to log
-	}
+	r.Bool(PropDebug, false) // accepted for YCSB property files; there is nothing to log
 
-	if s.createTable, err = props.Bool(PropCreateTable, true); err != nil {
-		return s, err
-	}
-	r, err := props.Int(PropMaxRetries, DefaultMaxRetries)
-	if err != nil {
-		return s, err
-	}
-	if r < 0 || r > 100 {
-		return s, &adapters.ConfigError{Key: PropMaxRetries, Value: props[PropMaxRetries], Allowed: "0 to 100 retries"}
-	}
-	s.maxRetries = int(r)
-
-	if s.connectTimeout, err = positiveDuration(props, PropConnectTimeout, DefaultConnectTimeout); err != nil {
-		return s, err
-	}
-	if s.requestTimeout, err = positiveDuration(props, PropRequestTimeout, DefaultRequestTimeout); err != nil {
-		return s, err
-	}
-	if s.tableTimeout, err = positiveDuration(props, PropTableTimeout, DefaultTableTimeout); err != nil {
-		return s, err
-	}
-	return s, nil
-}
-
-func isKnown(k string) bool {
-	for _, p := range knownProps {
-		if p == k {
-			return true
-		}
-	}
-	return false
-}
-
-// positiveDuration reads a duration property; a bare number is in
-// milliseconds, as timeouts are in YCSB's bindings.
-func positiveDuration(props adapters.Properties, key string, def time.Duration) (time.Duration, error) {
-	d, err := props.Duration(key, def, time.Millisecond)
-	if err != nil {
-		return 0, err
-	}
-	if d <= 0 {
-		return 0, &adapters.ConfigError{Key: key, Value: props[key], Allowed: "a duration > 0 such as 500ms or 10s"}
-	}
-	return d, nil
+	s.createTable = r.Bool(PropCreateTable, true)
+	s.maxRetries = r.Int(PropMaxRetries, DefaultMaxRetries, 0, 100)
+	// A bare number is in milliseconds, as timeouts are in YCSB's bindings.
+	s.connectTimeout = r.Duration(PropConnectTimeout, DefaultConnectTimeout, time.Millisecond, time.Millisecond, 24*time.Hour)
+	s.requestTimeout = r.Duration(PropRequestTimeout, DefaultRequestTimeout, time.Millisecond, time.Millisecond, 24*time.Hour)
+	s.tableTimeout = r.Duration(PropTableTimeout, DefaultTableTimeout, time.Millisecond, time.Millisecond, 24*time.Hour)
+	return s
 }
 
 // parseEndpoint validates dynamodb.endpoint. Like the Java SDK YCSB uses, an
 // endpoint without a scheme means https.
-func parseEndpoint(ep string) (string, error) {
+func parseEndpoint(ep string) (string, *adapters.ConfigError) {
 	if ep == "" {
 		return "", nil
 	}
@@ -231,7 +176,7 @@ func parseEndpoint(ep string) (string, error) {
 		ep = "https://" + ep
 	}
 	u, err := url.Parse(ep)
-	bad := func() error {
+	bad := func() *adapters.ConfigError {
 		return &adapters.ConfigError{Key: PropEndpoint, Value: adapters.MaskURL(raw), Allowed: "an http:// or https:// URL such as http://127.0.0.1:8000"}
 	}
 	if err != nil || u.Host == "" || u.Hostname() == "" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
 )
 
 func TestSettingsDefaults(t *testing.T) {
@@ -214,5 +215,30 @@ func TestReadCredentialsFile(t *testing.T) {
 
 	if _, err := readCredentialsFile(filepath.Join(dir, "missing")); err == nil {
 		t.Error("a missing file was accepted")
+	}
+}
+
+func TestKeys(t *testing.T) {
+	d, _ := adapters.Lookup("dynamodb")
+	props := adapters.Properties{"dynamodb.primaryKeyType": "HASH_AND_RANGE", "dynamodb.hashKeyName": "hk"}
+	adaptertest.CheckKeys(t, d.Prefixes, d.Keys, props, func(r *adapters.Reader) { readSettings(r) })
+	if !d.StrictKeys {
+		t.Error("dynamodb no longer refuses unknown dynamodb.* names")
+	}
+}
+
+// TestUnknownNameRefused: a typo is refused with the close match, by the
+// adapter and by the Driver's check the engine makes before opening.
+func TestUnknownNameRefused(t *testing.T) {
+	props := adapters.Properties{"dynamodb.endpiont": "http://127.0.0.1:8000", "dynamodb.zzz": "1"}
+	_, err := parseSettings(props)
+	var ce *adapters.ConfigError
+	if !errors.As(err, &ce) || ce.Key != "dynamodb.endpiont" || !strings.Contains(ce.Allowed, "did you mean dynamodb.endpoint?") {
+		t.Fatalf("got %v, want a ConfigError for dynamodb.endpiont suggesting dynamodb.endpoint", err)
+	}
+	d, _ := adapters.Lookup("dynamodb")
+	warns, derr := d.Unknown(props)
+	if len(warns) != 0 || derr == nil || derr.Error() != err.Error() {
+		t.Errorf("Driver.Unknown = %q, %v; want no warning and %v", warns, derr, err)
 	}
 }

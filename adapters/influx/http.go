@@ -27,7 +27,7 @@ type gzipState struct {
 	buf bytes.Buffer
 }
 
-// WriteLines implements LineWriter: one POST of body to the write API,
+// WriteLines implements adapters.LineWriter: one POST of body to the write API,
 // gzip-compressed when influx.gzip is set. The whole request, connection
 // included, is bounded by influx.timeout and by ctx.
 func (d *DB) WriteLines(ctx context.Context, body []byte, lines int) error {
@@ -192,7 +192,7 @@ func (d *DB) ensureDatabase(ctx context.Context) error {
 	return err
 }
 
-// CountPoints implements PointCounter with
+// CountPoints implements adapters.PointCounter with
 // SELECT count(*) FROM "measurement" WHERE "tag"='value' AND ...
 // Every field gets a count; a point counts once, so the largest count is
 // the number of points (fields missing from some points count less).

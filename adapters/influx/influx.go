@@ -5,9 +5,9 @@
 //
 // It is not a key-value store: the adapters.DB methods return an error
 // wrapping ErrKeyValue, and Open refuses the YCSB core workload. What it
-// offers is LineWriter (send one batch of line protocol) and PointCounter
-// (count the points of a measurement back), which the timeseries workload
-// (-p workload=timeseries) finds by type assertion.
+// offers is adapters.LineWriter (send one batch of line protocol) and
+// adapters.PointCounter (count the points of a measurement back), which
+// the timeseries workload (-p workload=timeseries) finds by type assertion.
 //
 // Credentials (influx.password, influx.token, or a password in influx.url)
 // travel in the Authorization header only, never in a URL, and are never
@@ -57,28 +57,12 @@ const DefaultURL = "http://127.0.0.1:8086"
 // ErrKeyValue is wrapped by the errors of the key-value methods.
 var ErrKeyValue = errors.New("not supported by the influx adapter: use -p workload=timeseries")
 
-// LineWriter is the batch write of line protocol. body holds complete
-// lines, each ending in '\n'; lines is how many, for messages. A nil error
-// means the server acknowledged every line (HTTP 204). The timeseries
-// workload declares the same interface and finds it by type assertion.
-type LineWriter interface {
-	WriteLines(ctx context.Context, body []byte, lines int) error
-	// Precision is the unit of the timestamps WriteLines expects.
-	Precision() time.Duration
-}
-
-// PointCounter counts stored points back.
-type PointCounter interface {
-	// CountPoints returns how many points of measurement, restricted to
-	// those whose tags have the given values (none: all), are stored.
-	CountPoints(ctx context.Context, measurement string, tags map[string]string) (int64, error)
-}
-
 func init() {
 	adapters.Register(adapters.Driver{
 		Name:        "influx",
 		Description: "InfluxDB line protocol over HTTP (InfluxDB 1.x/2/3, openGemini); -p workload=timeseries",
 		Prefixes:    []string{"influx."},
+		Keys:        Keys,
 		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(ctx, props)
 		},
@@ -119,25 +103,46 @@ var precisions = map[string]time.Duration{
 	"s":  time.Second,
 }
 
+// Keys are the influx.* properties the adapter reads (the Driver's Keys).
+var Keys = []string{
+	PropURL, PropAPI, PropDB, PropRP, PropOrg, PropBucket, PropUsername,
+	PropPassword, PropToken, PropPrecision, PropGzip, PropTimeout, PropCreateDB,
+}
+
 // ParseConfig reads the influx.* properties. Bad values are
 // *adapters.ConfigError; the value of a secret is never repeated in one.
 func ParseConfig(props adapters.Properties) (*Config, error) {
+	r := adapters.NewReader(props)
+	c := readConfig(r)
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// readConfig reads every property even after a bad one; the first error is
+// the Reader's.
+func readConfig(r *adapters.Reader) *Config {
 	c := &Config{
-		API:      strings.ToLower(strings.TrimSpace(props.String(PropAPI, "v1"))),
-		DB:       strings.TrimSpace(props.String(PropDB, "benchtop")),
-		RP:       strings.TrimSpace(props.String(PropRP, "")),
-		Org:      strings.TrimSpace(props.String(PropOrg, "")),
-		Username: props.String(PropUsername, ""),
-		Password: props.String(PropPassword, ""),
-		Token:    props.String(PropToken, ""),
+		API:      strings.ToLower(strings.TrimSpace(r.String(PropAPI, "v1"))),
+		DB:       strings.TrimSpace(r.String(PropDB, "benchtop")),
+		RP:       strings.TrimSpace(r.String(PropRP, "")),
+		Org:      strings.TrimSpace(r.String(PropOrg, "")),
+		Username: r.String(PropUsername, ""),
+		Password: r.String(PropPassword, ""),
+		Token:    r.String(PropToken, ""),
 	}
 	if c.API != "v1" && c.API != "v2" {
-		return nil, &adapters.ConfigError{Key: PropAPI, Value: props[PropAPI], Allowed: "v1 (InfluxDB 1.x, openGemini) or v2 (InfluxDB 2 and 3)"}
+		r.Bad(PropAPI, "v1 (InfluxDB 1.x, openGemini) or v2 (InfluxDB 2 and 3)")
 	}
-	raw := strings.TrimSpace(props.String(PropURL, DefaultURL))
+	raw := strings.TrimSpace(r.String(PropURL, DefaultURL))
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &adapters.ConfigError{Key: PropURL, Value: adapters.MaskURL(raw), Allowed: "an http:// or https:// URL such as " + DefaultURL}
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		r.Fail(&adapters.ConfigError{Key: PropURL, Value: adapters.MaskURL(raw), Allowed: "an http:// or https:// URL such as " + DefaultURL})
+		u, _ = url.Parse(DefaultURL)
+	case u.RawQuery != "" || u.Fragment != "":
+		r.Fail(&adapters.ConfigError{Key: PropURL, Value: adapters.MaskURL(raw), Allowed: "a base URL without query or fragment (database, org and bucket have properties of their own)"})
 	}
 	if u.User != nil {
 		// Credentials in the URL move to the Authorization header.
@@ -149,39 +154,27 @@ func ParseConfig(props adapters.Properties) (*Config, error) {
 		}
 		u.User = nil
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, &adapters.ConfigError{Key: PropURL, Value: adapters.MaskURL(raw), Allowed: "a base URL without query or fragment (database, org and bucket have properties of their own)"}
-	}
 	c.URL = strings.TrimRight(u.String(), "/")
 	if c.DB == "" {
-		return nil, &adapters.ConfigError{Key: PropDB, Value: props[PropDB], Allowed: "a database name"}
+		r.Bad(PropDB, "a database name")
 	}
-	c.Bucket = strings.TrimSpace(props.String(PropBucket, c.DB))
+	c.Bucket = strings.TrimSpace(r.String(PropBucket, c.DB))
 	if c.Token != "" && (c.Username != "" || c.Password != "") {
-		return nil, &adapters.ConfigError{Key: PropToken, Value: "(set)", Allowed: "either influx.token or influx.username/influx.password, not both"}
+		r.Fail(&adapters.ConfigError{Key: PropToken, Value: "(set)", Allowed: "either influx.token or influx.username/influx.password, not both"})
 	}
 	if c.Password != "" && c.Username == "" {
-		return nil, &adapters.ConfigError{Key: PropUsername, Value: "", Allowed: "a user name when influx.password is set"}
+		r.Fail(&adapters.ConfigError{Key: PropUsername, Value: "", Allowed: "a user name when influx.password is set"})
 	}
-	ps := strings.ToLower(strings.TrimSpace(props.String(PropPrecision, "ns")))
+	ps := strings.ToLower(strings.TrimSpace(r.String(PropPrecision, "ns")))
 	prec, ok := precisions[ps]
 	if !ok {
-		return nil, &adapters.ConfigError{Key: PropPrecision, Value: props[PropPrecision], Allowed: "ns, us, ms or s"}
+		r.Bad(PropPrecision, "ns, us, ms or s")
 	}
 	c.Precision = prec
-	if c.Gzip, err = props.Bool(PropGzip, false); err != nil {
-		return nil, err
-	}
-	if c.CreateDB, err = props.Bool(PropCreateDB, true); err != nil {
-		return nil, err
-	}
-	if c.Timeout, err = props.Duration(PropTimeout, 30*time.Second, time.Second); err != nil {
-		return nil, err
-	}
-	if c.Timeout <= 0 {
-		return nil, &adapters.ConfigError{Key: PropTimeout, Value: props[PropTimeout], Allowed: "a duration > 0 such as 30s"}
-	}
-	return c, nil
+	c.Gzip = r.Bool(PropGzip, false)
+	c.CreateDB = r.Bool(PropCreateDB, true)
+	c.Timeout = r.Duration(PropTimeout, 30*time.Second, time.Second, time.Millisecond, 24*time.Hour)
+	return c
 }
 
 // precisionParam is the precision query parameter of the write API: the
@@ -228,10 +221,10 @@ type DB struct {
 }
 
 var (
-	_ adapters.DB        = (*DB)(nil)
-	_ adapters.Describer = (*DB)(nil)
-	_ LineWriter         = (*DB)(nil)
-	_ PointCounter       = (*DB)(nil)
+	_ adapters.DB           = (*DB)(nil)
+	_ adapters.Describer    = (*DB)(nil)
+	_ adapters.LineWriter   = (*DB)(nil)
+	_ adapters.PointCounter = (*DB)(nil)
 )
 
 // Open validates the properties, checks that the server answers /ping and,
@@ -309,7 +302,7 @@ func New(cfg Config) *DB {
 // print it.
 func (d *DB) Config() Config { return d.cfg }
 
-// Precision implements LineWriter.
+// Precision implements adapters.LineWriter.
 func (d *DB) Precision() time.Duration { return d.cfg.Precision }
 
 // Describe implements adapters.Describer: the URL (masked), API, database

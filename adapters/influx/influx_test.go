@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
 )
 
 // fakeServer answers the 1.x API on a loopback port: /ping, /query
@@ -309,4 +310,9 @@ func TestRegistered(t *testing.T) {
 	if !ok || d.Open == nil || len(d.Prefixes) != 1 || d.Prefixes[0] != "influx." {
 		t.Errorf("driver = %+v, %v", d, ok)
 	}
+}
+
+func TestKeys(t *testing.T) {
+	d, _ := adapters.Lookup("influx")
+	adaptertest.CheckKeys(t, d.Prefixes, d.Keys, adapters.Properties{}, func(r *adapters.Reader) { readConfig(r) })
 }

@@ -30,14 +30,16 @@ import (
 	"benchtop/adapters"
 )
 
-// MaxPartitions is the largest partition count a table can have.
-const MaxPartitions = 4096
+// MaxPartitions is the largest partition count a table can have: the one
+// limit of package adapters.
+const MaxPartitions = adapters.MaxPartitions
 
 func init() {
 	adapters.Register(adapters.Driver{
 		Name:        "memory",
 		Description: "embedded in-process store with partitions and live resharding",
 		Prefixes:    []string{"memory."},
+		Keys:        []string{"partitions"}, // and nothing under memory.
 		Open: func(_ context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(props)
 		},
@@ -76,12 +78,17 @@ var (
 // 1) is the number of partitions of every table. A bad value is a
 // *adapters.ConfigError.
 func Open(props adapters.Properties) (*DB, error) {
-	raw := props.String("partitions", "1")
-	n, err := props.Int("partitions", 1)
-	if err != nil || n < 1 || n > MaxPartitions {
-		return nil, fmt.Errorf("memory: %w", partitionsError(raw))
+	r := adapters.NewReader(props)
+	n := readPartitions(r)
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("memory: %w", err)
 	}
-	return New(int(n))
+	return New(n)
+}
+
+// readPartitions reads what Open reads: the driver's Keys.
+func readPartitions(r *adapters.Reader) int {
+	return r.Int("partitions", 1, 1, MaxPartitions)
 }
 
 // New returns an empty store whose tables have n partitions.

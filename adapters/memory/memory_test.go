@@ -498,3 +498,8 @@ func fieldValue(s string) string {
 	}
 	return s
 }
+
+func TestKeys(t *testing.T) {
+	d, _ := adapters.Lookup("memory")
+	adaptertest.CheckKeys(t, d.Prefixes, d.Keys, adapters.Properties{}, func(r *adapters.Reader) { readPartitions(r) })
+}

@@ -2,6 +2,7 @@ package mongodb
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -19,6 +20,9 @@ const (
 	PropMaxConnections = "mongodb.maxconnections" // YCSB legacy: maxPoolSize
 	PropWriteConcern   = "mongodb.writeConcern"   // YCSB legacy: w / journal
 	PropReadPreference = "mongodb.readPreference" // YCSB legacy: readPreference
+	// PropWaitQueue is YCSB's legacy waitQueueMultiple, refused: the Go
+	// driver has no such limit.
+	PropWaitQueue = "mongodb.threadsAllowedToBlockForConnectionMultiplier"
 
 	// DefaultURL is YCSB's default mongodb.url.
 	DefaultURL = "mongodb://localhost:27017/ycsb?w=1"
@@ -48,20 +52,32 @@ type config struct {
 	redact *strings.Replacer
 }
 
+// Keys are the properties the adapter reads (the Driver's Keys).
+var Keys = []string{
+	PropURL, PropBatchSize, PropBatchSizeYCSB, PropUpsert,
+	PropMaxConnections, PropWriteConcern, PropReadPreference, PropWaitQueue,
+}
+
 func parseConfig(props adapters.Properties) (*config, error) {
-	raw, given := props[PropURL]
-	if !given {
-		raw = DefaultURL
-	}
-	raw = strings.TrimSpace(raw)
-	if !strings.HasPrefix(raw, "mongodb://") && !strings.HasPrefix(raw, "mongodb+srv://") {
-		return nil, &adapters.ConfigError{Key: PropURL, Value: adapters.MaskURL(raw),
-			Allowed: "a connection string mongodb://host[:port][,host...]/database?options or mongodb+srv://host/database?options"}
-	}
-	u, err := legacyOptions(raw, props)
-	if err != nil {
+	r := adapters.NewReader(props)
+	c := readConfig(r)
+	if err := r.Err(); err != nil {
 		return nil, err
 	}
+	return c, nil
+}
+
+// readConfig reads every property even after a bad one, so that the
+// Reader knows them all; the first error is the Reader's.
+func readConfig(r *adapters.Reader) *config {
+	given := r.Has(PropURL)
+	raw := strings.TrimSpace(r.String(PropURL, DefaultURL))
+	if !strings.HasPrefix(raw, "mongodb://") && !strings.HasPrefix(raw, "mongodb+srv://") {
+		r.Fail(&adapters.ConfigError{Key: PropURL, Value: adapters.MaskURL(raw),
+			Allowed: "a connection string mongodb://host[:port][,host...]/database?options or mongodb+srv://host/database?options"})
+		raw = DefaultURL
+	}
+	u := legacyOptions(raw, r)
 	c := &config{url: u, masked: adapters.MaskURL(u)}
 
 	// YCSB: the URL's database, unless mongodb.url was defaulted or the
@@ -71,76 +87,55 @@ func parseConfig(props adapters.Properties) (*config, error) {
 		c.database = db
 	}
 
-	bs := int64(1)
-	if _, ok := props[PropBatchSize]; ok {
-		bs, err = props.Int(PropBatchSize, 1)
-	} else {
-		bs, err = props.Int(PropBatchSizeYCSB, 1)
+	// mongodb.batchsize wins over YCSB's un-prefixed batchsize.
+	key := PropBatchSizeYCSB
+	if r.Has(PropBatchSize) {
+		key = PropBatchSize
 	}
-	if err != nil {
-		return nil, err
-	}
-	if bs < 1 || bs > 1<<20 {
-		key := PropBatchSize
-		if _, ok := props[PropBatchSize]; !ok {
-			key = PropBatchSizeYCSB
-		}
-		return nil, &adapters.ConfigError{Key: key, Value: strconv.FormatInt(bs, 10), Allowed: "a whole number from 1 to 1048576"}
-	}
-	c.batchSize = int(bs)
+	r.Has(PropBatchSizeYCSB)
+	c.batchSize = r.Int(key, 1, 1, 1<<20)
 
-	if c.upsert, err = props.Bool(PropUpsert, false); err != nil {
-		return nil, err
-	}
+	c.upsert = r.Bool(PropUpsert, false)
 	c.selectSet = hasQueryOption(u, "serverSelectionTimeoutMS")
 	c.redact = redactor(u, c.masked)
-	return c, nil
+	return c
 }
 
 // legacyOptions folds YCSB's legacy properties into the URL, each only when
 // the URL does not set that option already (as YCSB's OptionsSupport does).
 // Unlike YCSB, which warns and goes on, an unknown value is a ConfigError.
-func legacyOptions(u string, props adapters.Properties) (string, error) {
-	if v, ok := props[PropMaxConnections]; ok {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 0 {
-			return "", &adapters.ConfigError{Key: PropMaxConnections, Value: v, Allowed: "a whole number >= 0 (0: no limit)"}
-		}
+func legacyOptions(u string, r *adapters.Reader) string {
+	if r.Has(PropMaxConnections) {
+		n := r.Int(PropMaxConnections, 0, 0, math.MaxInt32)
 		u = addQueryOption(u, "maxPoolSize", strconv.Itoa(n))
 	}
-	if v, ok := props[PropWriteConcern]; ok {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "errors_ignored", "unacknowledged":
-			u = addQueryOption(u, "w", "0")
-		case "acknowledged":
-			u = addQueryOption(u, "w", "1")
-		case "journaled":
-			u = addQueryOption(u, "journal", "true")
-		case "replica_acknowledged":
-			u = addQueryOption(u, "w", "2")
-		case "majority":
-			u = addQueryOption(u, "w", "majority")
-		default:
-			return "", &adapters.ConfigError{Key: PropWriteConcern, Value: v,
-				Allowed: "unacknowledged, acknowledged, journaled, replica_acknowledged, majority"}
-		}
+	if r.Has(PropWaitQueue) {
+		r.Bad(PropWaitQueue, "no value (the MongoDB Go driver has no wait queue limit, YCSB's waitQueueMultiple: remove it; mongodb.maxconnections sets the pool size)")
 	}
-	if v, ok := props[PropReadPreference]; ok {
-		modes := map[string]string{
-			"primary":             "primary",
-			"primary_preferred":   "primaryPreferred",
-			"secondary":           "secondary",
-			"secondary_preferred": "secondaryPreferred",
-			"nearest":             "nearest",
-		}
-		m, ok := modes[strings.ToLower(strings.TrimSpace(v))]
-		if !ok {
-			return "", &adapters.ConfigError{Key: PropReadPreference, Value: v,
-				Allowed: "primary, primary_preferred, secondary, secondary_preferred, nearest"}
-		}
-		u = addQueryOption(u, "readPreference", m)
+	wc := r.Choice(PropWriteConcern, "", "unacknowledged", "acknowledged", "journaled", "replica_acknowledged", "majority", "errors_ignored")
+	switch wc {
+	case "errors_ignored", "unacknowledged":
+		u = addQueryOption(u, "w", "0")
+	case "acknowledged":
+		u = addQueryOption(u, "w", "1")
+	case "journaled":
+		u = addQueryOption(u, "journal", "true")
+	case "replica_acknowledged":
+		u = addQueryOption(u, "w", "2")
+	case "majority":
+		u = addQueryOption(u, "w", "majority")
 	}
-	return u, nil
+	modes := map[string]string{
+		"primary":             "primary",
+		"primary_preferred":   "primaryPreferred",
+		"secondary":           "secondary",
+		"secondary_preferred": "secondaryPreferred",
+		"nearest":             "nearest",
+	}
+	if m := r.Choice(PropReadPreference, "", "primary", "primary_preferred", "secondary", "secondary_preferred", "nearest"); m != "" {
+		u = addQueryOption(u, "readPreference", modes[m])
+	}
+	return u
 }
 
 // queryOf returns the query part of a connection string.

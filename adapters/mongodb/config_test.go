@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -164,5 +165,30 @@ func TestRegistered(t *testing.T) {
 	}
 	if d.Open == nil || len(d.Prefixes) == 0 || d.Prefixes[0] != "mongodb." {
 		t.Errorf("driver = %+v", d)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	d, _ := adapters.Lookup("mongodb")
+	adaptertest.CheckKeys(t, d.Prefixes, d.Keys, adapters.Properties{}, func(r *adapters.Reader) { readConfig(r) })
+}
+
+// TestYCSBNames: every property YCSB's mongodb binding reads (MongoDbClient
+// and OptionsSupport) is taken or refused with one line.
+func TestYCSBNames(t *testing.T) {
+	c, err := parseConfig(adapters.Properties{
+		"mongodb.url": "mongodb://h/db", "batchsize": "20", "mongodb.upsert": "TRUE",
+		"mongodb.writeConcern": "JOURNALED", "mongodb.readPreference": "Nearest", "mongodb.maxconnections": "8",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "mongodb://h/db?maxPoolSize=8&journal=true&readPreference=nearest"; c.url != want || c.batchSize != 20 || !c.upsert {
+		t.Errorf("got url %q batch %d upsert %v, want %q 20 true", c.url, c.batchSize, c.upsert, want)
+	}
+	_, err = parseConfig(adapters.Properties{PropWaitQueue: "5"})
+	var ce *adapters.ConfigError
+	if !errors.As(err, &ce) || ce.Key != PropWaitQueue || !strings.Contains(ce.Allowed, "mongodb.maxconnections") {
+		t.Errorf("%s: got %v, want a ConfigError pointing to mongodb.maxconnections", PropWaitQueue, err)
 	}
 }

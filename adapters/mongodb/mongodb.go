@@ -40,6 +40,7 @@ func init() {
 		Description: "MongoDB (YCSB mongodb binding: mongodb.url, mongodb.batchsize, mongodb.upsert)",
 		// "batchsize" is the un-prefixed name YCSB's binding reads.
 		Prefixes: []string{"mongodb.", PropBatchSizeYCSB},
+		Keys:     Keys,
 		Open:     Open,
 	})
 }

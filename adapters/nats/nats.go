@@ -32,6 +32,7 @@ func init() {
 		Name:        "nats",
 		Description: "NATS JetStream: the stream workload, one subject and ordered consumer per partition",
 		Prefixes:    []string{"nats."},
+		Keys:        Keys,
 		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(ctx, props)
 		},
@@ -45,30 +46,41 @@ type Config struct {
 	Timeout time.Duration
 }
 
+// Property names.
+const (
+	PropURL     = "nats.url"     // default nats://127.0.0.1:4222
+	PropStorage = "nats.storage" // file (default) or memory
+	PropTimeout = "nats.timeout" // connect and request timeout, default 10s
+)
+
+// Keys are the nats.* properties the adapter reads (the Driver's Keys).
+var Keys = []string{PropURL, PropStorage, PropTimeout, "workload"}
+
 // ParseConfig reads the nats.* properties. It refuses workloads other
 // than the stream.
 func ParseConfig(p adapters.Properties) (Config, error) {
-	c := Config{URL: strings.TrimSpace(p.String("nats.url", "nats://127.0.0.1:4222"))}
-	if wl := strings.TrimSpace(p.String("workload", "")); wl != "stream" {
-		return c, &adapters.ConfigError{Key: "workload", Value: wl, Allowed: "stream (the nats adapter carries only the stream workload: -p workload=stream)"}
+	r := adapters.NewReader(p)
+	c := readConfig(r)
+	return c, r.Err()
+}
+
+// readConfig reads every property even after a bad one; the first error is
+// the Reader's.
+func readConfig(r *adapters.Reader) Config {
+	if wl := strings.TrimSpace(r.String("workload", "")); wl != "stream" {
+		r.Fail(&adapters.ConfigError{Key: "workload", Value: wl, Allowed: "stream (the nats adapter carries only the stream workload: -p workload=stream)"})
 	}
+	c := Config{URL: strings.TrimSpace(r.String(PropURL, "nats://127.0.0.1:4222"))}
 	u, err := url.Parse(c.URL)
 	if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "tls" && u.Scheme != "ws" && u.Scheme != "wss") {
-		return c, &adapters.ConfigError{Key: "nats.url", Value: adapters.MaskURL(p["nats.url"]), Allowed: "a URL such as nats://127.0.0.1:4222"}
+		r.Fail(&adapters.ConfigError{Key: PropURL, Value: adapters.MaskURL(c.URL), Allowed: "a URL such as nats://127.0.0.1:4222"})
 	}
-	switch strings.ToLower(strings.TrimSpace(p.String("nats.storage", "file"))) {
-	case "file":
-		c.Storage = jetstream.FileStorage
-	case "memory":
+	c.Storage = jetstream.FileStorage
+	if r.Choice(PropStorage, "file", "file", "memory") == "memory" {
 		c.Storage = jetstream.MemoryStorage
-	default:
-		return c, &adapters.ConfigError{Key: "nats.storage", Value: p["nats.storage"], Allowed: "file, memory"}
 	}
-	c.Timeout, err = p.Duration("nats.timeout", 10*time.Second, time.Second)
-	if err != nil || c.Timeout <= 0 {
-		return c, &adapters.ConfigError{Key: "nats.timeout", Value: p["nats.timeout"], Allowed: "a duration > 0 such as 10s"}
-	}
-	return c, nil
+	c.Timeout = r.Duration(PropTimeout, 10*time.Second, time.Second, time.Millisecond, 24*time.Hour)
+	return c
 }
 
 // DB is a connection to a NATS server with JetStream.

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
 	"benchtop/engine/stream/streamtest"
 )
 
@@ -130,4 +131,9 @@ func TestStreamCleansUp(t *testing.T) {
 	if _, err := db.js.Stream(ctx, name); !errors.Is(err, jetstream.ErrStreamNotFound) {
 		t.Errorf("stream after Close: %v, want not found", err)
 	}
+}
+
+func TestKeys(t *testing.T) {
+	d, _ := adapters.Lookup("nats")
+	adaptertest.CheckKeys(t, d.Prefixes, d.Keys, adapters.Properties{}, func(r *adapters.Reader) { readConfig(r) })
 }

@@ -21,14 +21,15 @@ import (
 	"benchtop/adapters"
 )
 
-// MaxPartitions is the largest partition count accepted, the same as the
-// memory adapter's.
-const MaxPartitions = 4096
+// MaxPartitions is the largest partition count accepted: the one limit of
+// package adapters.
+const MaxPartitions = adapters.MaxPartitions
 
 func init() {
 	adapters.Register(adapters.Driver{
 		Name:        "null",
 		Description: "does nothing; measures the engine itself",
+		Keys:        []string{"partitions"},
 		Open: func(_ context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(props)
 		},
@@ -56,13 +57,19 @@ func New() *DB {
 // Open returns a null DB whose partition count is the "partitions"
 // property (default 1); a bad value is a *adapters.ConfigError.
 func Open(props adapters.Properties) (*DB, error) {
-	n, err := props.Int("partitions", 1)
-	if err != nil || n < 1 || n > MaxPartitions {
-		return nil, fmt.Errorf("null: %w", partitionsError(props.String("partitions", "")))
+	r := adapters.NewReader(props)
+	n := readPartitions(r)
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("null: %w", err)
 	}
 	db := New()
-	db.parts.Store(n)
+	db.parts.Store(int64(n))
 	return db, nil
+}
+
+// readPartitions reads what Open reads: the driver's Keys.
+func readPartitions(r *adapters.Reader) int {
+	return r.Int("partitions", 1, 1, MaxPartitions)
 }
 
 func partitionsError(v string) error {

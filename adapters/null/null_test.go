@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
 )
 
 func TestRegistered(t *testing.T) {
@@ -92,4 +93,9 @@ func BenchmarkRead(b *testing.B) {
 	for b.Loop() {
 		dst, _ = db.Read(ctx, "usertable", "user1", nil, dst[:0])
 	}
+}
+
+func TestKeys(t *testing.T) {
+	d, _ := adapters.Lookup("null")
+	adaptertest.CheckKeys(t, d.Prefixes, d.Keys, adapters.Properties{}, func(r *adapters.Reader) { readPartitions(r) })
 }

@@ -17,11 +17,14 @@
 // it delivered, trimming what it has read (XTRIM MINID) as it goes, so
 // that the server holds only the consumer lag.
 //
-// Properties: redis.addr (default 127.0.0.1:6379), redis.password (never
-// shown), redis.db (0), redis.poolsize (connections at most, default
-// 2048: each partition's blocking reader holds one), redis.timeout (5s),
-// redis.index (true), redis.strict (true), redis.batchsize (100, records
-// per load pipeline).
+// Properties (config.go): redis.addr (default 127.0.0.1:6379),
+// redis.password (never shown), redis.db (0), redis.poolsize (connections
+// at most, default 2048: each partition's blocking reader holds one),
+// redis.timeout (5s; a bare number is in ms, as in YCSB), redis.index
+// (true), redis.strict (true), redis.batchsize (100, records per load
+// pipeline); and YCSB's redis binding's names: redis.host and redis.port
+// (for redis.addr), redis.cusername and redis.cpassword (an ACL user);
+// redis.cluster=true is refused.
 package redis
 
 import (
@@ -30,7 +33,6 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -42,59 +44,11 @@ func init() {
 		Name:        "redis",
 		Description: "Redis: records as hashes (ordered scans via a sorted-set index), streams on Redis Streams",
 		Prefixes:    []string{"redis."},
+		Keys:        Keys,
 		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(ctx, props)
 		},
 	})
-}
-
-// Config is the adapter's configuration, from properties.
-type Config struct {
-	Addr      string
-	Password  string
-	DB        int
-	PoolSize  int
-	Timeout   time.Duration
-	Index     bool
-	Strict    bool
-	BatchSize int
-}
-
-// ParseConfig reads the redis.* properties.
-func ParseConfig(p adapters.Properties) (Config, error) {
-	c := Config{
-		Addr:     strings.TrimSpace(p.String("redis.addr", "127.0.0.1:6379")),
-		Password: p.String("redis.password", ""),
-	}
-	if _, _, err := net.SplitHostPort(c.Addr); err != nil || c.Addr == "" {
-		return c, &adapters.ConfigError{Key: "redis.addr", Value: p["redis.addr"], Allowed: "host:port, e.g. 127.0.0.1:6379"}
-	}
-	db, err := p.Int("redis.db", 0)
-	if err != nil || db < 0 || db > 1<<16 {
-		return c, &adapters.ConfigError{Key: "redis.db", Value: p["redis.db"], Allowed: "a database number >= 0"}
-	}
-	c.DB = int(db)
-	pool, err := p.Int("redis.poolsize", 2048)
-	if err != nil || pool < 1 || pool > 1<<16 {
-		return c, &adapters.ConfigError{Key: "redis.poolsize", Value: p["redis.poolsize"], Allowed: "a whole number from 1 to 65536"}
-	}
-	c.PoolSize = int(pool)
-	c.Timeout, err = p.Duration("redis.timeout", 5*time.Second, time.Second)
-	if err != nil || c.Timeout <= 0 {
-		return c, &adapters.ConfigError{Key: "redis.timeout", Value: p["redis.timeout"], Allowed: "a duration > 0 such as 5s"}
-	}
-	if c.Index, err = p.Bool("redis.index", true); err != nil {
-		return c, err
-	}
-	if c.Strict, err = p.Bool("redis.strict", true); err != nil {
-		return c, err
-	}
-	bs, err := p.Int("redis.batchsize", 100)
-	if err != nil || bs < 1 || bs > 100000 {
-		return c, &adapters.ConfigError{Key: "redis.batchsize", Value: p["redis.batchsize"], Allowed: "a whole number from 1 to 100000"}
-	}
-	c.BatchSize = int(bs)
-	return c, nil
 }
 
 // DB is an open Redis connection pool.
@@ -118,6 +72,7 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 	}
 	client := goredis.NewClient(&goredis.Options{
 		Addr:         cfg.Addr,
+		Username:     cfg.Username,
 		Password:     cfg.Password,
 		DB:           cfg.DB,
 		PoolSize:     cfg.PoolSize,

@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -171,4 +172,93 @@ func streamKeys(ctx context.Context, db *DB, name string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+func TestKeys(t *testing.T) {
+	d, _ := adapters.Lookup("redis")
+	adaptertest.CheckKeys(t, d.Prefixes, d.Keys, adapters.Properties{}, func(r *adapters.Reader) { readConfig(r) })
+}
+
+// TestYCSBNames: the property names of YCSB's redis binding reach the
+// configuration (or are refused with one line), never ignored.
+func TestYCSBNames(t *testing.T) {
+	ok := []struct {
+		name  string
+		props adapters.Properties
+		check func(c Config) bool
+	}{
+		{"host and port", adapters.Properties{"redis.host": "10.1.1.1", "redis.port": "6380"}, func(c Config) bool { return c.Addr == "10.1.1.1:6380" }},
+		{"host only", adapters.Properties{"redis.host": "db.example"}, func(c Config) bool { return c.Addr == "db.example:6379" }},
+		{"port only", adapters.Properties{"redis.port": " 6679 "}, func(c Config) bool { return c.Addr == "127.0.0.1:6679" }},
+		{"ipv6 host", adapters.Properties{"redis.host": "::1", "redis.port": "7000"}, func(c Config) bool { return c.Addr == "[::1]:7000" }},
+		{"ycsb password", adapters.Properties{"redis.password": "pw"}, func(c Config) bool { return c.Password == "pw" && c.Username == "" }},
+		{"acl user", adapters.Properties{"redis.cusername": "bench", "redis.cpassword": "pw2"}, func(c Config) bool { return c.Username == "bench" && c.Password == "pw2" }},
+		{"cluster false", adapters.Properties{"redis.cluster": "false"}, func(c Config) bool { return c.Addr == "127.0.0.1:6379" }},
+		{"timeout in ms", adapters.Properties{"redis.timeout": "2000"}, func(c Config) bool { return c.Timeout == 2*time.Second }},
+		{"timeout duration", adapters.Properties{"redis.timeout": "1.5s"}, func(c Config) bool { return c.Timeout == 1500*time.Millisecond }},
+	}
+	for _, tc := range ok {
+		c, err := ParseConfig(tc.props)
+		if err != nil || !tc.check(c) {
+			t.Errorf("%s: %+v, %v", tc.name, c, err)
+		}
+	}
+	bad := []struct {
+		name  string
+		props adapters.Properties
+		key   string
+	}{
+		{"addr and host", adapters.Properties{"redis.addr": "h:1", "redis.host": "h2"}, "redis.host"},
+		{"addr and port", adapters.Properties{"redis.addr": "h:1", "redis.port": "2"}, "redis.port"},
+		{"port out of range", adapters.Properties{"redis.port": "70000"}, "redis.port"},
+		{"port not a number", adapters.Properties{"redis.port": "redis"}, "redis.port"},
+		{"host with port", adapters.Properties{"redis.host": "h:6380"}, "redis.host"},
+		{"empty host", adapters.Properties{"redis.host": " "}, "redis.host"},
+		{"cluster", adapters.Properties{"redis.cluster": "true"}, "redis.cluster"},
+		{"user without password", adapters.Properties{"redis.cusername": "u"}, "redis.cpassword"},
+		{"password without user", adapters.Properties{"redis.cpassword": "secretpw"}, "redis.cusername"},
+		{"both passwords", adapters.Properties{"redis.cusername": "u", "redis.cpassword": "secretpw", "redis.password": "secretpw"}, "redis.password"},
+	}
+	for _, tc := range bad {
+		_, err := ParseConfig(tc.props)
+		var ce *adapters.ConfigError
+		if !errors.As(err, &ce) || ce.Key != tc.key {
+			t.Errorf("%s: %v, want a ConfigError naming %s", tc.name, err, tc.key)
+			continue
+		}
+		if strings.Contains(err.Error(), "secretpw") {
+			t.Errorf("%s: the message shows the password: %v", tc.name, err)
+		}
+	}
+}
+
+// TestYCSBHostPortReachServer: a YCSB property file's redis.host and
+// redis.port reach the server they name (not 127.0.0.1:6379): a record
+// written through them is in that server.
+func TestYCSBHostPortReachServer(t *testing.T) {
+	addr := os.Getenv("BENCHTOP_REDIS_ADDR")
+	if addr == "" {
+		t.Skip("no Redis server: run `eval \"$(bash .ci/servers/redis.sh start)\"` (sets BENCHTOP_REDIS_ADDR) to enable")
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(t.Context(), adapters.Properties{"redis.host": host, "redis.port": port, "redis.password": os.Getenv("BENCHTOP_REDIS_PASSWORD")})
+	if err != nil {
+		t.Fatalf("Open(redis.host=%s, redis.port=%s): %v", host, port, err)
+	}
+	defer db.Close()
+	if db.cfg.Addr != addr {
+		t.Fatalf("address %q, want %q", db.cfg.Addr, addr)
+	}
+	key := "bttest-ycsbnames-" + time.Now().Format("150405.000000")
+	if err := db.Insert(t.Context(), "usertable", key, []adapters.Field{{Name: "f", Value: []byte("v")}}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Delete(context.Background(), "usertable", key)
+	n, err := db.client.Exists(t.Context(), hashKey("usertable", key)).Result()
+	if err != nil || n != 1 {
+		t.Errorf("the record is not on %s: exists=%d, %v", addr, n, err)
+	}
 }

@@ -22,36 +22,6 @@ import (
 	"benchtop/engine/units"
 )
 
-// JavaDouble formats f as Java's Double.toString does, which is what
-// YCSB's text exporter prints: "279.56388034665923", "98.0", "1.2345E7".
-func JavaDouble(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0.0"
-	}
-	a := math.Abs(f)
-	if a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'E', -1, 64) // 1.2345E+07
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
-}
-
 // ordinal is YCSB's percentile label: 95 → "95th", 99.9 → "99.9".
 func ordinal(q float64) string {
 	if q == math.Trunc(q) {
@@ -63,7 +33,7 @@ func ordinal(q float64) string {
 		suffix := []string{"th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"}[j%10]
 		return strconv.Itoa(j) + suffix
 	}
-	return JavaDouble(q)
+	return units.JavaDouble(q)
 }
 
 func us(ns int64) int64 { return ns / 1000 }
@@ -71,7 +41,7 @@ func us(ns int64) int64 { return ns / 1000 }
 // writeMeasurement prints one YCSB measurement block.
 func writeMeasurement(w io.Writer, name string, h *hdr.Histogram, pct []float64) {
 	fmt.Fprintf(w, "[%s], Operations, %d\n", name, h.TotalCount())
-	fmt.Fprintf(w, "[%s], AverageLatency(us), %s\n", name, JavaDouble(h.Mean()/1000))
+	fmt.Fprintf(w, "[%s], AverageLatency(us), %s\n", name, units.JavaDouble(h.Mean()/1000))
 	fmt.Fprintf(w, "[%s], MinLatency(us), %d\n", name, us(h.Min()))
 	fmt.Fprintf(w, "[%s], MaxLatency(us), %d\n", name, us(h.Max()))
 	for _, q := range pct {
@@ -95,7 +65,7 @@ func returnName(kind string) string {
 // written with WriteLoadSummary instead.
 func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
 	fmt.Fprintf(w, "[OVERALL], RunTime(ms), %d\n", res.RunTime.Milliseconds())
-	fmt.Fprintf(w, "[OVERALL], Throughput(ops/sec), %s\n", JavaDouble(res.Throughput()))
+	fmt.Fprintf(w, "[OVERALL], Throughput(ops/sec), %s\n", units.JavaDouble(res.Throughput()))
 	set := res.Set
 	showOp := res.Measurement != "intended" || !res.Intended
 	showIntended := res.Intended
@@ -164,7 +134,7 @@ func writeReturns(w io.Writer, name string, ok *hdr.Histogram, errs map[string]i
 // [LOAD] lines, so that [OVERALL] stays the run phase's.
 func WriteLoadSummary(w io.Writer, res *engine.PhaseResult) {
 	fmt.Fprintf(w, "[LOAD], RunTime(ms), %d\n", res.RunTime.Milliseconds())
-	fmt.Fprintf(w, "[LOAD], Throughput(ops/sec), %s\n", JavaDouble(res.Throughput()))
+	fmt.Fprintf(w, "[LOAD], Throughput(ops/sec), %s\n", units.JavaDouble(res.Throughput()))
 	fmt.Fprintf(w, "[LOAD], Operations, %d\n", res.Set.Ops)
 	var errs int64
 	for _, m := range res.Set.Errors {

@@ -12,25 +12,6 @@ import (
 	"benchtop/engine/measure"
 )
 
-func TestJavaDouble(t *testing.T) {
-	cases := map[float64]string{
-		98:                 "98.0",
-		279.56388034665923: "279.56388034665923",
-		1e7:                "1.0E7",
-		12345678:           "1.2345678E7",
-		0.001:              "0.001",
-		0.000999:           "9.99E-4",
-		0:                  "0.0",
-		-2.5:               "-2.5",
-		9999999.5:          "9999999.5",
-	}
-	for in, want := range cases {
-		if got := JavaDouble(in); got != want {
-			t.Errorf("JavaDouble(%v) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestOrdinal(t *testing.T) {
 	cases := map[float64]string{50: "50th", 95: "95th", 99: "99th", 1: "1st", 2: "2nd", 3: "3rd", 11: "11th", 99.9: "99.9", 21: "21st"}
 	for in, want := range cases {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -231,18 +230,6 @@ func mean(xs []float64) float64 {
 	return t / float64(len(xs))
 }
 
-// javaDouble prints f the way YCSB's exporter does for the common range.
-func javaDouble(f float64) string {
-	if f == 0 || math.IsNaN(f) {
-		return "0.0"
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
-}
-
 func round(f float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(f*p) / p
@@ -264,12 +251,12 @@ func writeText(out io.Writer, s *Summary) {
 	if s.ReadErrors > 0 {
 		line("ReadErrors", s.ReadErrors)
 	}
-	line("StableRowsPerSec", javaDouble(round(s.StableRowsPerSec, 1)))
-	line("PeakRowsPerSec", javaDouble(round(s.PeakRowsPerSec, 1)))
-	line("MsPer1000Rows", javaDouble(round(s.MsPer1000Rows, 4)))
-	line("MBPerSec", javaDouble(round(s.StableMBPerSec, 2)))
-	line("ClientCPUCores", javaDouble(round(s.CPUCores, 2)))
-	line("PeakRSS(MB)", javaDouble(round(float64(s.PeakRSS)/1e6, 1)))
+	line("StableRowsPerSec", units.JavaDouble(round(s.StableRowsPerSec, 1)))
+	line("PeakRowsPerSec", units.JavaDouble(round(s.PeakRowsPerSec, 1)))
+	line("MsPer1000Rows", units.JavaDouble(round(s.MsPer1000Rows, 4)))
+	line("MBPerSec", units.JavaDouble(round(s.StableMBPerSec, 2)))
+	line("ClientCPUCores", units.JavaDouble(round(s.CPUCores, 2)))
+	line("PeakRSS(MB)", units.JavaDouble(round(float64(s.PeakRSS)/1e6, 1)))
 	line("E2E-50thPercentileLatency(us)", int64(s.E2E.P50))
 	line("E2E-95thPercentileLatency(us)", int64(s.E2E.P95))
 	line("E2E-99thPercentileLatency(us)", int64(s.E2E.P99))

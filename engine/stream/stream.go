@@ -38,8 +38,9 @@ import (
 // Name is the value of the workload property that selects this workload.
 const Name = "stream"
 
-// MaxPartitions is the largest partition count (the engine's limit).
-const MaxPartitions = 1024
+// MaxPartitions is the largest partition count: the one limit of package
+// adapters, which the engine's is too.
+const MaxPartitions = adapters.MaxPartitions
 
 // Operation types, in report order.
 const (
@@ -62,6 +63,7 @@ func init() {
 		Name:       Name,
 		Validate:   func(_ string, p adapters.Properties) error { _, err := parseOptions(p); return err },
 		Properties: []string{"stream."},
+		Keys:       Keys,
 		New: func(_ string, p adapters.Properties, db adapters.DB) (workload.Workload, error) {
 			return New(p, db)
 		},
@@ -79,34 +81,36 @@ type Options struct {
 	Partitions int           // partitions: the initial partition count
 }
 
+// Property names.
+const (
+	PropBatchSize = "stream.batchsize"
+	PropRowSize   = "stream.rowsize"
+	PropLinger    = "stream.linger"
+	PropMaxLag    = "stream.maxlag"
+	PropKeys      = "stream.keys"
+	PropReadBatch = "stream.readbatch"
+	PropParts     = "partitions" // the core property
+)
+
+// Keys are the properties the workload reads (the Factory's Keys).
+var Keys = []string{PropBatchSize, PropRowSize, PropLinger, PropMaxLag, PropKeys, PropReadBatch, PropParts}
+
 func parseOptions(p adapters.Properties) (Options, error) {
-	var o Options
-	ints := []struct {
-		key      string
-		def      int64
-		min, max int64
-		dst      func(int64)
-	}{
-		{"stream.batchsize", DefaultBatchSize, 1, 100000, func(v int64) { o.BatchSize = int(v) }},
-		{"stream.rowsize", DefaultRowSize, int64(MinRowSize), int64(MaxRowSize), func(v int64) { o.RowSize = int(v) }},
-		{"stream.maxlag", DefaultMaxLag, 0, 1 << 40, func(v int64) { o.MaxLag = v }},
-		{"stream.keys", DefaultKeys, 1, 1 << 20, func(v int64) { o.Keys = int(v) }},
-		{"stream.readbatch", DefaultReadBatch, 1, 100000, func(v int64) { o.ReadBatch = int(v) }},
-		{"partitions", 1, 1, MaxPartitions, func(v int64) { o.Partitions = int(v) }},
+	r := adapters.NewReader(p)
+	o := readOptions(r)
+	return o, r.Err()
+}
+
+func readOptions(r *adapters.Reader) Options {
+	return Options{
+		BatchSize:  r.Int(PropBatchSize, DefaultBatchSize, 1, 100000),
+		RowSize:    r.Int(PropRowSize, DefaultRowSize, MinRowSize, MaxRowSize),
+		MaxLag:     r.Int64(PropMaxLag, DefaultMaxLag, 0, 1<<40),
+		Keys:       r.Int(PropKeys, DefaultKeys, 1, 1<<20),
+		ReadBatch:  r.Int(PropReadBatch, DefaultReadBatch, 1, 100000),
+		Partitions: r.Int(PropParts, 1, 1, MaxPartitions),
+		Linger:     r.Duration(PropLinger, DefaultLinger, time.Millisecond, 0, time.Minute),
 	}
-	for _, f := range ints {
-		v, err := p.Int(f.key, f.def)
-		if err != nil || v < f.min || v > f.max {
-			return o, &adapters.ConfigError{Key: f.key, Value: p[f.key], Allowed: fmt.Sprintf("a whole number from %d to %d", f.min, f.max)}
-		}
-		f.dst(v)
-	}
-	d, err := p.Duration("stream.linger", DefaultLinger, time.Millisecond)
-	if err != nil || d > time.Minute {
-		return o, &adapters.ConfigError{Key: "stream.linger", Value: p["stream.linger"], Allowed: "a duration from 0 to 1m such as 5ms (a bare number is in ms)"}
-	}
-	o.Linger = d
-	return o, nil
 }
 
 // Workload is the partitioned change-stream workload. Build it with New;

@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/report"
+	"benchtop/engine/workload"
 )
 
 var sharedHost = host.NewSampler()
@@ -517,4 +519,9 @@ func TestSetPartitionsBounds(t *testing.T) {
 	if err := w.SetPartitions(ctx, 4); err == nil {
 		t.Error("SetPartitions after Stop accepted")
 	}
+}
+
+func TestKeys(t *testing.T) {
+	f, _ := workload.Lookup(Name)
+	adaptertest.CheckKeys(t, f.Properties, f.Keys, adapters.Properties{}, func(r *adapters.Reader) { readOptions(r) })
 }

@@ -62,11 +62,10 @@
 //
 // The package imports only the workload and adapter contracts; it finds
 // the line-protocol writer (adapters/influx) by type assertion on the
-// LineWriter and PointCounter interfaces declared here.
+// adapters.LineWriter and adapters.PointCounter interfaces.
 package timeseries
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -134,21 +133,6 @@ const (
 	MaxSeries    = 10_000_000
 )
 
-// LineWriter is what the workload needs from the adapter: write one batch
-// of line protocol (complete lines, each ending in '\n'; lines is how many)
-// and say the unit of the timestamps it expects. adapters/influx
-// implements it.
-type LineWriter interface {
-	WriteLines(ctx context.Context, body []byte, lines int) error
-	Precision() time.Duration
-}
-
-// PointCounter counts stored points of a measurement whose tags have the
-// given values. Without it the final check is skipped.
-type PointCounter interface {
-	CountPoints(ctx context.Context, measurement string, tags map[string]string) (int64, error)
-}
-
 func init() {
 	workload.Register(workload.Factory{
 		Name: Name,
@@ -157,6 +141,7 @@ func init() {
 			return err
 		},
 		Properties: []string{"timeseries.", PropBatchSize, PropFlushInterval},
+		Keys:       Keys,
 		New: func(_ string, p adapters.Properties, db adapters.DB) (workload.Workload, error) {
 			cfg, err := ParseConfig(p)
 			if err != nil {
@@ -172,68 +157,65 @@ func init() {
 	})
 }
 
+// Keys are the properties the workload reads (the Factory's Keys).
+var Keys = []string{
+	PropMeasurement, PropHosts, PropRegions, PropFields, PropStep, PropRunTag,
+	PropInFlight, PropRetries, PropCheck, PropCheckTimeout, PropBatchSize, PropFlushInterval,
+}
+
 // ParseConfig reads the workload's properties; bad values are
 // *adapters.ConfigError.
 func ParseConfig(p adapters.Properties) (Config, error) {
-	c := Config{Measurement: strings.TrimSpace(p.String(PropMeasurement, "cpu"))}
+	r := adapters.NewReader(p)
+	c := readConfig(r)
+	return c, r.Err()
+}
+
+// readConfig reads every property even after a bad one; the first error is
+// the Reader's.
+func readConfig(r *adapters.Reader) Config {
+	c := Config{Measurement: strings.TrimSpace(r.String(PropMeasurement, "cpu"))}
 	if !validName(c.Measurement) {
-		return c, &adapters.ConfigError{Key: PropMeasurement, Value: p[PropMeasurement], Allowed: "a name of letters, digits, '_', '-' and '.'"}
+		r.Bad(PropMeasurement, "a name of letters, digits, '_', '-' and '.'")
 	}
-	var err error
-	intIn := func(key string, def, lo, hi int64) int {
-		if err != nil {
-			return 0
-		}
-		var n int64
-		n, err = p.Int(key, def)
-		if err == nil && (n < lo || n > hi) {
-			err = &adapters.ConfigError{Key: key, Value: p[key], Allowed: fmt.Sprintf("a whole number from %d to %d", lo, hi)}
-		}
-		return int(n)
-	}
-	c.Hosts = intIn(PropHosts, 100, 1, MaxSeries)
-	c.Regions = intIn(PropRegions, 10, 1, MaxSeries)
-	c.BatchSize = intIn(PropBatchSize, 5000, 1, MaxBatchSize)
-	c.InFlight = intIn(PropInFlight, 1, 0, MaxInFlight)
-	c.Retries = intIn(PropRetries, 3, 0, 100)
-	if err != nil {
-		return c, err
-	}
+	c.Hosts = r.Int(PropHosts, 100, 1, MaxSeries)
+	c.Regions = r.Int(PropRegions, 10, 1, MaxSeries)
+	c.BatchSize = r.Int(PropBatchSize, 5000, 1, MaxBatchSize)
+	c.InFlight = r.Int(PropInFlight, 1, 0, MaxInFlight)
+	c.Retries = r.Int(PropRetries, 3, 0, 100)
 	if int64(c.Hosts)*int64(c.Regions) > MaxSeries {
-		return c, &adapters.ConfigError{Key: PropHosts, Value: p[PropHosts], Allowed: fmt.Sprintf("hosts x regions at most %d series", MaxSeries)}
+		r.Bad(PropHosts, fmt.Sprintf("hosts x regions at most %d series", MaxSeries))
 	}
-	c.Fields = DefaultFields
-	if v, ok := p[PropFields]; ok {
-		c.Fields = nil
-		seen := map[string]bool{}
-		for _, f := range strings.Split(v, ",") {
-			f = strings.TrimSpace(f)
-			if !validName(f) || f == "time" || seen[f] {
-				return c, &adapters.ConfigError{Key: PropFields, Value: v, Allowed: "distinct field names (letters, digits, '_', '-', '.'; not \"time\"), comma-separated"}
-			}
-			seen[f] = true
-			c.Fields = append(c.Fields, f)
+	c.Fields = readFields(r)
+	c.Step = r.Duration(PropStep, 0, time.Millisecond, 0, 24*time.Hour)
+	if r.Has(PropStep) && c.Step <= 0 {
+		r.Bad(PropStep, "a duration > 0 such as 1ms or 10s")
+	}
+	c.FlushInterval = r.Duration(PropFlushInterval, 300*time.Millisecond, time.Millisecond, 0, 24*time.Hour)
+	c.RunTag = r.Bool(PropRunTag, true)
+	c.Check = r.Bool(PropCheck, true)
+	c.CheckTimeout = r.Duration(PropCheckTimeout, 10*time.Second, time.Second, 0, 24*time.Hour)
+	return c
+}
+
+// readFields reads timeseries.fields: distinct names, comma-separated.
+func readFields(r *adapters.Reader) []string {
+	v := r.String(PropFields, "")
+	if !r.Has(PropFields) {
+		return DefaultFields
+	}
+	var fields []string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if !validName(f) || f == "time" || seen[f] {
+			r.Bad(PropFields, "distinct field names (letters, digits, '_', '-', '.'; not \"time\"), comma-separated")
+			return DefaultFields
 		}
+		seen[f] = true
+		fields = append(fields, f)
 	}
-	if c.Step, err = p.Duration(PropStep, 0, time.Millisecond); err != nil {
-		return c, err
-	}
-	if _, ok := p[PropStep]; ok && c.Step <= 0 {
-		return c, &adapters.ConfigError{Key: PropStep, Value: p[PropStep], Allowed: "a duration > 0 such as 1ms or 10s"}
-	}
-	if c.FlushInterval, err = p.Duration(PropFlushInterval, 300*time.Millisecond, time.Millisecond); err != nil {
-		return c, err
-	}
-	if c.RunTag, err = p.Bool(PropRunTag, true); err != nil {
-		return c, err
-	}
-	if c.Check, err = p.Bool(PropCheck, true); err != nil {
-		return c, err
-	}
-	if c.CheckTimeout, err = p.Duration(PropCheckTimeout, 10*time.Second, time.Second); err != nil {
-		return c, err
-	}
-	return c, nil
+	return fields
 }
 
 // validName accepts names that need no escaping in line protocol or

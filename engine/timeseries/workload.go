@@ -29,8 +29,8 @@ const (
 type Workload struct {
 	cfg       Config
 	loadCount int64 // records a load phase writes
-	lw        LineWriter
-	counter   PointCounter // nil: no final count
+	lw        adapters.LineWriter
+	counter   adapters.PointCounter // nil: no final count
 	gen       *lineGen
 	runID     string
 	t0        time.Time // the workload's own monotonic clock starts here
@@ -68,9 +68,9 @@ var (
 	_ workload.Finisher = (*Workload)(nil)
 )
 
-// New builds the workload on db, which must implement LineWriter.
+// New builds the workload on db, which must implement adapters.LineWriter.
 func New(cfg Config, db adapters.DB) (*Workload, error) {
-	lw, ok := db.(LineWriter)
+	lw, ok := db.(adapters.LineWriter)
 	if !ok {
 		return nil, &adapters.ConfigError{Key: "workload", Value: Name, Allowed: "only with an adapter that writes line protocol: benchtop run influx ..."}
 	}
@@ -83,7 +83,7 @@ func New(cfg Config, db adapters.DB) (*Workload, error) {
 		return nil, fmt.Errorf("timeseries: run id: %w", err)
 	}
 	w := &Workload{cfg: cfg, lw: lw, runID: hex.EncodeToString(id[:]), t0: time.Now()}
-	if pc, ok := db.(PointCounter); ok {
+	if pc, ok := db.(adapters.PointCounter); ok {
 		w.counter = pc
 	}
 	gen, err := newLineGen(cfg, w.runID, prec, w.t0)

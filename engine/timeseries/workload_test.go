@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/report"
+	"benchtop/engine/workload"
 )
 
 var sharedHost = host.NewSampler()
@@ -360,4 +362,9 @@ func risingRows(writers []int, first, last int) bool {
 		}
 	}
 	return true
+}
+
+func TestKeys(t *testing.T) {
+	f, _ := workload.Lookup(Name)
+	adaptertest.CheckKeys(t, f.Properties, f.Keys, adapters.Properties{PropFields: "a,b"}, func(r *adapters.Reader) { readConfig(r) })
 }

@@ -134,8 +134,42 @@ type Factory struct {
 	// Properties lists the property names (or prefixes ending in '.') the
 	// workload reads, so that they draw no unknown-property warning.
 	Properties []string
+	// Keys lists every property name the workload reads (core names such
+	// as "partitions" included, as close matches). Any other name under
+	// Properties draws a warning with a close match (Factory.Unknown). nil: not listed, every name under
+	// Properties is accepted unchecked.
+	Keys []string
 	// New builds the workload on an open adapter.
 	New func(command string, props adapters.Properties, db adapters.DB) (Workload, error)
+}
+
+// Unknown returns the warnings for the properties under f's Properties
+// that are not in f.Keys (none when f.Keys is nil): see
+// adapters.UnknownWarnings.
+func (f Factory) Unknown(props map[string]string) []string {
+	if f.Keys == nil {
+		return nil
+	}
+	return adapters.UnknownWarnings(props, f.Properties, f.Keys)
+}
+
+// Unknown checks props against every registered workload's Keys: one
+// warning for each name under a workload's Properties that it does not read
+// (sorted, each once). The engine calls it before it opens anything.
+func Unknown(props map[string]string) []string {
+	seen := map[string]bool{}
+	var warns []string
+	for _, n := range Names() {
+		f, _ := Lookup(n)
+		for _, w := range f.Unknown(props) {
+			if !seen[w] {
+				seen[w] = true
+				warns = append(warns, w)
+			}
+		}
+	}
+	sort.Strings(warns)
+	return warns
 }
 
 var (
