@@ -99,7 +99,21 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 		return nil, nil, err
 	}
 	warns = append(warns, workload.Unknown(p)...)
-	return c, append(warns, unknownWarnings(p, factory.Properties)...), nil
+	warns = append(warns, unknownWarnings(p, factory.Properties)...)
+	return c, dedupe(warns), nil
+}
+
+// dedupe drops repeated lines (a name two packages claim), keeping order.
+func dedupe(lines []string) []string {
+	seen := map[string]bool{}
+	out := lines[:0]
+	for _, l := range lines {
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // parsePercentiles reads hdrhistogram.percentiles.
