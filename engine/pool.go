@@ -131,7 +131,9 @@ func (p *pool) newWState(w *worker, rec *measure.Recorder) *wstate {
 		set := rec.Lock()
 		if err != nil {
 			set.Record(measure.Slot(op, measure.Failed), end-start)
-			set.AddError(op, adapters.Kind(err), 1)
+			kind := adapters.Kind(err)
+			set.AddError(op, kind, 1)
+			set.SetCause(op, kind, err.Error())
 		} else {
 			set.Record(measure.Slot(op, measure.OK), end-start)
 		}
@@ -221,6 +223,7 @@ func (ws *wstate) record(op, n int, start, end, intended int64, paced bool, err 
 		ok, okIntended = measure.Failed, measure.FailedIntended
 		kind := adapters.Kind(err)
 		set.AddError(op, kind, int64(n))
+		set.SetCause(op, kind, err.Error())
 		if kind == adapters.KindIntegrity {
 			set.Integrity++
 		}

@@ -338,6 +338,15 @@ func TestErrorsCountedByKind(t *testing.T) {
 	if tot.Errors != 1000 || tot.ErrorsByKind[adapters.KindUnavailable] != 1000 {
 		t.Errorf("errors = %d by kind %v, want 1000 unavailable", tot.Errors, tot.ErrorsByKind)
 	}
+	// The cause travels with the count: the adapter's own message.
+	if got := tot.Causes[adapters.KindUnavailable]; got != "injected" {
+		t.Errorf("cause of the unavailable errors = %q, want the adapter's message %q", got, "injected")
+	}
+	for _, o := range res[0].Final.Ops {
+		if o.Cumulative.Errors > 0 && o.Cumulative.Causes[adapters.KindUnavailable] != "injected" {
+			t.Errorf("%s: causes %v", o.Name, o.Cumulative.Causes)
+		}
+	}
 }
 
 func TestClientBottleneckWarning(t *testing.T) {

@@ -52,9 +52,11 @@ type Info struct {
 type Stats struct {
 	// Count is the number of operations that completed (OK or error).
 	Count int64
-	// Errors is how many of them failed; ErrorsByKind splits them.
+	// Errors is how many of them failed; ErrorsByKind splits them, and
+	// Causes holds the latest message of each kind.
 	Errors       int64
 	ErrorsByKind map[string]int64
+	Causes       map[string]string
 	// Rate is Count per second over the period.
 	Rate float64
 	// Latency summary of the measured operations.

@@ -62,6 +62,7 @@ func opStats(set *measure.Set, op, okVariant, failVariant int, period time.Durat
 			s.ErrorsByKind[k] = n
 		}
 	}
+	s.Causes = copyCauses(nil, set.Causes[op])
 	s.Errors = failed
 	s.Count += failed
 	if period > 0 {
@@ -109,7 +110,7 @@ func totalStats(set *measure.Set, period time.Duration) Stats {
 	s := Summarize(mergeVariant(set, measure.OK), period, nil)
 	s.Count = set.Ops
 	var errs int64
-	for _, m := range set.Errors {
+	for op, m := range set.Errors {
 		for k, n := range m {
 			errs += n
 			if s.ErrorsByKind == nil {
@@ -117,6 +118,7 @@ func totalStats(set *measure.Set, period time.Duration) Stats {
 			}
 			s.ErrorsByKind[k] += n
 		}
+		s.Causes = copyCauses(s.Causes, set.Causes[op])
 	}
 	s.Errors = errs
 	s.Rate = 0
@@ -124,4 +126,15 @@ func totalStats(set *measure.Set, period time.Duration) Stats {
 		s.Rate = float64(set.Ops) / period.Seconds()
 	}
 	return s
+}
+
+// copyCauses adds the causes of src to dst (allocated when needed).
+func copyCauses(dst, src map[string]string) map[string]string {
+	for k, msg := range src {
+		if dst == nil {
+			dst = make(map[string]string, len(src))
+		}
+		dst[k] = msg
+	}
+	return dst
 }

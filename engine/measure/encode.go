@@ -32,9 +32,10 @@ type wireHist struct {
 }
 
 type wireErrors struct {
-	Op   int
-	Kind string
-	N    int64
+	Op    int
+	Kind  string
+	N     int64
+	Cause string `json:",omitempty"` // the latest message
 }
 
 func (s *Set) wire() (*wireSet, error) {
@@ -61,7 +62,7 @@ func (s *Set) wire() (*wireSet, error) {
 		}
 		sort.Strings(kinds)
 		for _, k := range kinds {
-			w.Errors = append(w.Errors, wireErrors{Op: op, Kind: k, N: m[k]})
+			w.Errors = append(w.Errors, wireErrors{Op: op, Kind: k, N: m[k], Cause: s.Causes[op][k]})
 		}
 	}
 	return w, nil
@@ -95,6 +96,9 @@ func (s *Set) fromWire(w *wireSet) error {
 			return fmt.Errorf("measure: error counts for operation %d out of range", e.Op)
 		}
 		s.AddError(e.Op, e.Kind, e.N)
+		if e.Cause != "" {
+			s.SetCause(e.Op, e.Kind, e.Cause)
+		}
 	}
 	return nil
 }
@@ -161,7 +165,7 @@ func (s *Set) Equal(o *Set) bool {
 			return false
 		}
 		for k, n := range s.Errors[op] {
-			if o.Errors[op][k] != n {
+			if o.Errors[op][k] != n || s.Causes[op][k] != o.Causes[op][k] {
 				return false
 			}
 		}

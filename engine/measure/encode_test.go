@@ -19,6 +19,7 @@ func fill(r *rand.Rand, n int, clamp bool) (*Set, []int64) {
 		if i%97 == 0 {
 			s.Record(Slot(op, Failed), v)
 			s.AddError(op, "timeout", 1)
+			s.SetCause(op, "timeout", "deadline exceeded after 5s")
 		}
 	}
 	if clamp {
@@ -61,6 +62,9 @@ func TestSetRoundTrip(t *testing.T) {
 	got.Record(Slot(0, OK), 1000)
 	if got.Equal(s) {
 		t.Fatal("Equal ignores a recorded value")
+	}
+	if gotJ.Ops--; gotJ.Causes[0]["timeout"] != "deadline exceeded after 5s" {
+		t.Fatalf("cause lost in the round trip: %v", gotJ.Causes)
 	}
 }
 

@@ -47,6 +47,9 @@ type Set struct {
 	OutOfRange [NumSlots]int64
 	// Errors counts failed operations per op type by error kind.
 	Errors [NumOps]map[string]int64
+	// Causes holds the latest error message per op type and kind (the
+	// cause a user can act on, e.g. "database is locked (SQLITE_BUSY)").
+	Causes [NumOps]map[string]string
 	// Integrity counts data-integrity mismatches.
 	Integrity int64
 	// Ops counts operations as the workload counts them (a
@@ -89,6 +92,22 @@ func (s *Set) AddError(op int, kind string, n int64) {
 	m[kind] += n
 }
 
+// MaxCause is the longest error message kept, in bytes.
+const MaxCause = 240
+
+// SetCause records msg as the latest cause of errors of kind for op.
+func (s *Set) SetCause(op int, kind, msg string) {
+	if len(msg) > MaxCause {
+		msg = msg[:MaxCause] + "…"
+	}
+	m := s.Causes[op]
+	if m == nil {
+		m = make(map[string]string, 1)
+		s.Causes[op] = m
+	}
+	m[kind] = msg
+}
+
 // Merge adds everything in o to s.
 func (s *Set) Merge(o *Set) {
 	for i, h := range o.H {
@@ -105,6 +124,11 @@ func (s *Set) Merge(o *Set) {
 	for op, m := range o.Errors {
 		for k, n := range m {
 			s.AddError(op, k, n)
+		}
+	}
+	for op, m := range o.Causes {
+		for k, msg := range m {
+			s.SetCause(op, k, msg)
 		}
 	}
 	s.Integrity += o.Integrity
@@ -124,6 +148,7 @@ func (s *Set) Reset() {
 	}
 	for i := range s.Errors {
 		s.Errors[i] = nil
+		s.Causes[i] = nil
 	}
 	s.Integrity = 0
 	s.Ops = 0
