@@ -64,8 +64,7 @@ func (w *Workload) consume(pt *partition) {
 	defer w.consWG.Done()
 	ctx := w.consCtx
 	rows := make([][]byte, 0, w.opts.ReadBatch)
-	runs := make([]tsRun, 0, 64)
-	allowed := w.ep.drainedThrough() + 1
+	d := &delivery{runs: make([]tsRun, 0, 64), allowed: w.ep.drainedThrough() + 1}
 	backoff := 10 * time.Millisecond
 	for {
 		var err error
@@ -86,82 +85,104 @@ func (w *Workload) consume(pt *partition) {
 		if len(rows) == 0 {
 			continue
 		}
-		now := w.now()
-		prods := *w.prods.Load()
-		var n, nb, lastTS int64
-		runs = runs[:0]
-		commit := func() {
-			if n > 0 {
-				pt.consumed.Add(n)
-				pt.bytes.Add(nb)
-				pt.lastTS.Store(lastTS)
-				w.consumed.Add(n)
-				n, nb = 0, 0
-			}
-			if len(runs) > 0 {
-				pt.hmu.Lock()
-				for _, r := range runs {
-					us := (now - r.ts) / 1000
-					_ = pt.hist.RecordValues(min(max(us, e2eLowest), e2eHighest), r.n)
-				}
-				pt.hmu.Unlock()
-				runs = runs[:0]
-			}
+		d.now = w.now()
+		end := w.deliver(ctx, pt, rows, d)
+		w.commit(pt, d)
+		if end {
+			return
 		}
-		for _, row := range rows {
-			h, ok := decodeHeader(row)
-			if !ok {
-				w.check.unknown.Add(1)
-				continue
+	}
+}
+
+// delivery is what one read delivered, until it is committed to the
+// partition's counters and latency histogram, and the consumer's epoch
+// barrier.
+type delivery struct {
+	now           int64 // when the rows were read
+	n, nb, lastTS int64 // rows, bytes, the newest write time
+	runs          []tsRun
+	allowed       int // the newest epoch this consumer may deliver
+}
+
+// deliver checks and counts one read's rows. It returns true when the
+// consumer must end: its partition retired, or the consumers were
+// cancelled while it waited at an epoch boundary.
+func (w *Workload) deliver(ctx context.Context, pt *partition, rows [][]byte, d *delivery) bool {
+	prods := *w.prods.Load()
+	for _, row := range rows {
+		h, ok := decodeHeader(row)
+		if !ok {
+			w.check.unknown.Add(1)
+			continue
+		}
+		e := int(h.epoch)
+		if h.kind == kindMarker {
+			// Every row of epochs <= e in this partition is delivered.
+			w.ep.sealThrough(pt.idx, e)
+			if d.allowed <= e {
+				d.allowed = max(d.allowed, w.ep.drainedThrough()+1)
 			}
-			e := int(h.epoch)
-			if h.kind == kindMarker {
-				// Every row of epochs <= e in this partition is delivered.
-				w.ep.sealThrough(pt.idx, e)
-				if allowed <= e {
-					allowed = max(allowed, w.ep.drainedThrough()+1)
-				}
-				if w.ep.retire(pt.idx, e) {
-					commit()
-					return
-				}
-				continue
+			if w.ep.retire(pt.idx, e) {
+				return true
 			}
-			if e > allowed && !w.noBarrier {
-				commit()
-				w.ep.sealThrough(pt.idx, e-1)
-				pt.held.Store(true)
-				d, err := w.ep.waitDrained(ctx, e-1)
-				pt.held.Store(false)
-				if err != nil {
-					return
-				}
-				allowed = d + 1
-				now = w.now()
+			continue
+		}
+		if e > d.allowed && !w.noBarrier {
+			w.commit(pt, d)
+			w.ep.sealThrough(pt.idx, e-1)
+			pt.held.Store(true)
+			drained, err := w.ep.waitDrained(ctx, e-1)
+			pt.held.Store(false)
+			if err != nil {
+				return true
 			}
+			d.allowed = drained + 1
+			d.now = w.now()
+		}
+		if int(h.producer) >= len(prods) {
+			prods = *w.prods.Load()
 			if int(h.producer) >= len(prods) {
-				prods = *w.prods.Load()
-				if int(h.producer) >= len(prods) {
-					w.check.unknown.Add(1)
-					continue
-				}
-			}
-			pr := prods[h.producer]
-			if int(h.key) >= len(pr.check) {
 				w.check.unknown.Add(1)
 				continue
 			}
-			w.check.deliver(&pr.check[h.key], h.producer, h.key, h.seq)
-			n++
-			nb += int64(len(row))
-			lastTS = h.ts
-			if k := len(runs) - 1; k >= 0 && runs[k].ts == h.ts {
-				runs[k].n++
-			} else {
-				runs = append(runs, tsRun{ts: h.ts, n: 1})
-			}
 		}
-		commit()
+		pr := prods[h.producer]
+		if int(h.key) >= len(pr.check) {
+			w.check.unknown.Add(1)
+			continue
+		}
+		w.check.deliver(&pr.check[h.key], h.producer, h.key, h.seq)
+		d.n++
+		d.nb += int64(len(row))
+		d.lastTS = h.ts
+		if k := len(d.runs) - 1; k >= 0 && d.runs[k].ts == h.ts {
+			d.runs[k].n++
+		} else {
+			d.runs = append(d.runs, tsRun{ts: h.ts, n: 1})
+		}
+	}
+	return false
+}
+
+// commit adds what was delivered to the partition's and the workload's
+// counters and the rows' end-to-end latencies to the partition's
+// histogram.
+func (w *Workload) commit(pt *partition, d *delivery) {
+	if d.n > 0 {
+		pt.consumed.Add(d.n)
+		pt.bytes.Add(d.nb)
+		pt.lastTS.Store(d.lastTS)
+		w.consumed.Add(d.n)
+		d.n, d.nb = 0, 0
+	}
+	if len(d.runs) > 0 {
+		pt.hmu.Lock()
+		for _, r := range d.runs {
+			us := (d.now - r.ts) / 1000
+			_ = pt.hist.RecordValues(min(max(us, e2eLowest), e2eHighest), r.n)
+		}
+		pt.hmu.Unlock()
+		d.runs = d.runs[:0]
 	}
 }
 

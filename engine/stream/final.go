@@ -162,8 +162,13 @@ func (w *Workload) Summary() *Summary {
 	}
 	s.Lost += w.check.presumed.Load()
 	s.Unknown = w.check.unknown.Load()
+	w.samp.scenarios(s)
+	return s
+}
 
-	sm := &w.samp
+// scenarios adds the published kind of table to the summary: one row per
+// partition count and thread count held, and the figures over all of them.
+func (sm *sampler) scenarios(s *Summary) {
 	sm.mu.Lock()
 	defer sm.mu.Unlock()
 	if sm.cum != nil {
@@ -208,7 +213,6 @@ func (w *Workload) Summary() *Summary {
 	if dur > 0 {
 		s.MeanRowsPerSec = float64(rows) / dur.Seconds()
 	}
-	return s
 }
 
 func maxOf(xs []float64) float64 {

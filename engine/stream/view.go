@@ -72,8 +72,8 @@ func latencyOf(h *hdr.Histogram) Latency {
 }
 
 // Sample reports the interval: Delta {"rows": consumed rows, "mb":
-// consumed MB} (so that segments get rows_per_sec and mb_per_sec) and a
-// *View for the screen.
+// consumed MB} (so that segments get rows_per_sec and mb_per_sec) and the
+// typed view for the screen.
 func (w *Workload) Sample(_ time.Duration) workload.Sample {
 	if !w.running.Load() {
 		return workload.Sample{}
@@ -86,14 +86,43 @@ func (w *Workload) Sample(_ time.Duration) workload.Sample {
 	if secs <= 0 {
 		secs = 1e-9
 	}
-	ep := w.ep
-	curParts, curEpoch := int(w.curParts.Load()), int(w.curEpoch.Load())
-	nEpochs := ep.count()
+	nEpochs := w.ep.count()
 	changed := nEpochs != s.epochs
 	s.epochs = nEpochs
 
-	v := &View{Elapsed: time.Duration(now), Interval: ivl, Epoch: curEpoch, Partitions: curParts}
+	v := &View{Elapsed: time.Duration(now), Interval: ivl, Epoch: int(w.curEpoch.Load()), Partitions: int(w.curParts.Load())}
 	prods := *w.prods.Load()
+	dRows := w.sampleTotals(v, prods, secs)
+	bytesTotal := w.sampleParts(v, prods, now, secs)
+	v.ConsumedMBps = float64(bytesTotal-s.prevBytes) / secs / 1e6
+	deltaBytes := bytesTotal - s.prevBytes
+	s.prevBytes = bytesTotal
+	v.E2E = latencyOf(s.total)
+
+	s.mu.Lock()
+	s.peakRSS = max(s.peakRSS, v.RSS)
+	s.cum.Merge(s.total)
+	s.record(v, changed, dRows, deltaBytes)
+	s.mu.Unlock()
+
+	// The stream's figure of merit is rows consumed, not rows handed to
+	// the producers.
+	rate := &workload.Rate{Name: "Consumed", Unit: "rows/s", Value: v.ConsumedRate, MBps: v.ConsumedMBps}
+	if el := v.Elapsed.Seconds(); el > 0 {
+		rate.Mean = float64(v.Consumed) / el
+	}
+	return workload.Sample{
+		Delta:    map[string]float64{"rows": float64(dRows), "mb": float64(deltaBytes) / 1e6},
+		View:     &workload.View{Rate: rate, Line: line(v), Partitions: v},
+		Warnings: warnings(v),
+	}
+}
+
+// sampleTotals fills the view's whole-stream figures (producers, rates,
+// checks, errors, process CPU and memory) and returns the rows consumed in
+// the interval.
+func (w *Workload) sampleTotals(v *View, prods []*producer, secs float64) int64 {
+	s := &w.samp
 	for _, p := range prods {
 		c := p.calls.Load()
 		if c != s.prevCalls[p] {
@@ -110,9 +139,7 @@ func (w *Workload) Sample(_ time.Duration) workload.Sample {
 	v.ConsumedRate = float64(dRows) / secs
 	s.prevProd, s.prevPB, s.prevCons = produced, pbytes, consumed
 	wait := w.waiting.Load()
-	if th := max(v.Threads, 1); secs > 0 {
-		v.Held = min(1, float64(wait-s.prevWait)/1e9/secs/float64(th))
-	}
+	v.Held = min(1, float64(wait-s.prevWait)/1e9/secs/float64(max(v.Threads, 1)))
 	s.prevWait = wait
 	v.OutOfOrder = w.check.outOfOrder.Load()
 	v.Duplicated = w.check.duplicated.Load()
@@ -126,13 +153,19 @@ func (w *Workload) Sample(_ time.Duration) workload.Sample {
 	v.CPUCores = (cpu - s.prevCPU).Seconds() / secs
 	s.prevCPU = cpu
 	v.RSS = procRSS()
+	return dRows
+}
 
+// sampleParts fills the view's per-partition rows (and the lag and
+// consumer totals), swapping each partition's latency histogram into the
+// interval's total; it returns the bytes consumed so far.
+func (w *Workload) sampleParts(v *View, prods []*producer, now int64, secs float64) int64 {
+	s := &w.samp
 	var bytesTotal int64
 	s.total.Reset()
-	parts := *w.parts.Load()
-	for _, pt := range parts {
-		consuming := ep.isRunning(pt.idx)
-		active := pt.idx < curParts
+	for _, pt := range *w.parts.Load() {
+		consuming := w.ep.isRunning(pt.idx)
+		active := pt.idx < v.Partitions
 		var prodTotal int64
 		for _, p := range prods {
 			prodTotal += p.perPart[pt.idx].Load()
@@ -169,17 +202,11 @@ func (w *Workload) Sample(_ time.Duration) workload.Sample {
 			v.Parts = append(v.Parts, pv)
 		}
 	}
-	v.ConsumedMBps = float64(bytesTotal-s.prevBytes) / secs / 1e6
-	deltaBytes := bytesTotal - s.prevBytes
-	s.prevBytes = bytesTotal
-	v.E2E = latencyOf(s.total)
+	return bytesTotal
+}
 
-	s.mu.Lock()
-	s.peakRSS = max(s.peakRSS, v.RSS)
-	s.cum.Merge(s.total)
-	s.record(v, changed, dRows, deltaBytes)
-	s.mu.Unlock()
-
+// warnings are the stream's warnings for an interval's view.
+func warnings(v *View) []string {
 	var warns []string
 	if v.OutOfOrder > 0 || v.Duplicated > 0 || v.Unknown > 0 {
 		warns = append(warns, fmt.Sprintf("stream: %d out of order, %d duplicated, %d unknown rows delivered", v.OutOfOrder, v.Duplicated, v.Unknown))
@@ -187,17 +214,7 @@ func (w *Workload) Sample(_ time.Duration) workload.Sample {
 	if v.Held > 0.5 {
 		warns = append(warns, fmt.Sprintf("stream: producers held back %.0f %% of the time by stream.maxlag: the consumers are the bottleneck", 100*v.Held))
 	}
-	// The stream's figure of merit is rows consumed, not rows handed to
-	// the producers.
-	rate := &workload.Rate{Name: "Consumed", Unit: "rows/s", Value: v.ConsumedRate, MBps: v.ConsumedMBps}
-	if el := v.Elapsed.Seconds(); el > 0 {
-		rate.Mean = float64(v.Consumed) / el
-	}
-	return workload.Sample{
-		Delta:    map[string]float64{"rows": float64(dRows), "mb": float64(deltaBytes) / 1e6},
-		View:     &workload.View{Rate: rate, Line: line(v), Partitions: v},
-		Warnings: warns,
-	}
+	return warns
 }
 
 // record adds the interval to the scenario table. Intervals during which

@@ -137,15 +137,23 @@ func (w *Workload) result(ctx context.Context) (*Result, []string) {
 		r.BytesPerRecord = float64(r.Bytes) / float64(r.Written)
 	}
 
-	s := &w.stats
+	w.stats.fill(r, w.now())
+	problems := w.check(ctx, r)
+	return r, problems
+}
+
+// fill adds the measured figures to the result: phase rates, write
+// latency, statuses and kinds of errors, the table by parallelism.
+func (s *stats) fill(r *Result, now int64) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.runHist.Merge(s.ivlHist) // attempts after the last sample
 	s.ivlHist.Reset()
 	r.WriteLatencyUS = latencyOf(s.runHist)
 	r.Phase = s.phase
 	end, acked, bytes := s.phaseEnd, s.ackedEnd, s.bytesEnd
 	if end == 0 {
-		end, acked, bytes = w.now(), r.Written, r.Bytes
+		end, acked, bytes = now, r.Written, r.Bytes
 	}
 	if el := end - s.phaseStart; el > 0 {
 		r.PhaseSeconds = secs(el)
@@ -194,8 +202,11 @@ func (w *Workload) result(ctx context.Context) (*Result, []string) {
 		}
 		r.ByParallelism = append(r.ByParallelism, row)
 	}
-	s.mu.Unlock()
+}
 
+// check compares what was written with what the server stores and
+// returns the problems.
+func (w *Workload) check(ctx context.Context, r *Result) []string {
 	var problems []string
 	if r.Failed > 0 {
 		problems = append(problems, fmt.Sprintf("timeseries: %d records were not written: %d batches failed for good (see the errors)", r.Failed, r.FailedBatches))
@@ -232,7 +243,7 @@ func (w *Workload) result(ctx context.Context) (*Result, []string) {
 			r.Check = fmt.Sprintf("ok: %d points of failed batches were stored anyway", stored-r.Written)
 		}
 	}
-	return r, problems
+	return problems
 }
 
 // countBack counts this run's points, asking again until the count

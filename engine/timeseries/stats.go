@@ -266,6 +266,18 @@ func (w *Workload) Sample(time.Duration) workload.Sample {
 		}
 	}
 
+	warns := s.warnings(v, w.cfg.Retries)
+	s.endInterval(ivl, active)
+	return workload.Sample{
+		Delta:    map[string]float64{"records": float64(ivl.records), "mb": float64(ivl.bytes) / 1e6},
+		View:     v.typed(),
+		Warnings: warns,
+	}
+}
+
+// warnings are the interval's warnings: backpressure, failed batches,
+// records given up on. Caller holds s.mu.
+func (s *stats) warnings(v View, retries int) []string {
 	var warns []string
 	if v.Backpressure >= 0.5 {
 		warns = append(warns, fmt.Sprintf("backpressure: writers waited %.0f%% of the time to hand over batches (the database sets the pace)", v.Backpressure*100))
@@ -286,9 +298,14 @@ func (w *Workload) Sample(time.Duration) workload.Sample {
 		warns = append(warns, "batch writes failed this interval: "+strings.Join(parts, ", "))
 	}
 	if s.ivlDropped > 0 {
-		warns = append(warns, fmt.Sprintf("%s records given up on after %d retries", units.Count(s.ivlDropped), w.cfg.Retries))
+		warns = append(warns, fmt.Sprintf("%s records given up on after %d retries", units.Count(s.ivlDropped), retries))
 	}
+	return warns
+}
 
+// endInterval adds the interval to the phase and the parallelism table and
+// resets the interval's counters. Caller holds s.mu.
+func (s *stats) endInterval(ivl part, active int) {
 	// The parallelism table: a change of active writers starts a row; an
 	// interval with none (paused, finished) ends the current one.
 	s.phaseTotal.add(ivl)
@@ -309,12 +326,6 @@ func (w *Workload) Sample(time.Duration) workload.Sample {
 	clear(s.ivlStatus)
 	clear(s.ivlKinds)
 	s.ivlDropped, s.ivlBatches = 0, 0
-
-	return workload.Sample{
-		Delta:    map[string]float64{"records": float64(ivl.records), "mb": float64(ivl.bytes) / 1e6},
-		View:     v.typed(),
-		Warnings: warns,
-	}
 }
 
 func secs(ns int64) float64 { return float64(ns) / 1e9 }
