@@ -32,11 +32,11 @@ type phase struct {
 	start    time.Time
 	opsTotal int64
 
-	pool       pool
-	doneCh     chan struct{} // closed when the workers are idle for good
-	doneOnce   sync.Once
-	stopped    chan struct{} // closed when the workers are told to stop
-	stopOnce   sync.Once
+	pool     pool
+	doneCh   chan struct{} // closed when the workers are idle for good
+	doneOnce sync.Once
+	stopped  chan struct{} // closed when the workers are told to stop
+	stopOnce sync.Once
 
 	// Sampler state, under smu.
 	smu         sync.Mutex
@@ -57,12 +57,12 @@ type cutReq struct {
 
 func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	p := &phase{
-		env:        env,
-		name:       name,
-		wl:         wl,
-		opNames:    wl.OpNames(),
-		last:       last,
-		start:      time.Now(),
+		env:     env,
+		name:    name,
+		wl:      wl,
+		opNames: wl.OpNames(),
+		last:    last,
+		start:   time.Now(),
 		doneCh:  make(chan struct{}),
 		stopped: make(chan struct{}),
 		spare:   &measure.Set{},
