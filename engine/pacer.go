@@ -80,17 +80,20 @@ const precisePacing = 2 * time.Millisecond
 // a millisecond of client slop to every latency measured from the intended
 // start: long waits use a timer (interruptible by a control change, wake)
 // up to the last stretch, which is a nanosleep system call (~70 µs slack).
-// It returns false when wake fired or the plan changed: the caller gives
-// the slot back and looks at the controls again.
-func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() int64, intended int64) bool {
-	d := intended - now()
+// It returns the clock's reading once the wait is over (the operation's
+// start: one clock read fewer on the hot path), and false when wake fired
+// or the plan changed: the caller gives the slot back and looks at the
+// controls again.
+func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() int64, intended int64) (int64, bool) {
+	t := now()
+	d := intended - t
 	if d <= 0 {
-		return true
+		return t, true
 	}
 	if d > int64(precisePacing) {
 		ch := wake()
 		if ws.sched.stale(pl) {
-			return false
+			return 0, false
 		}
 		wait := time.Duration(d) - precisePacing
 		if ws.timer == nil {
@@ -102,12 +105,12 @@ func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() in
 		case <-ws.timer.C:
 		case <-ch:
 			ws.timer.Stop()
-			return false
+			return 0, false
 		}
 		d = intended - now()
 	}
 	if d > 0 {
 		sleepPrecise(time.Duration(d))
 	}
-	return true
+	return now(), true
 }

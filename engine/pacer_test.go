@@ -79,7 +79,7 @@ func TestWaitUntilWokenByChange(t *testing.T) {
 	intended, _ = ws.sched.next(&pl, now) // 1 s ahead
 	go func() { time.Sleep(20 * time.Millisecond); close(wake) }()
 	t0 := time.Now()
-	if ws.waitUntil(&pl, func() <-chan struct{} { return wake }, now, intended) {
+	if _, ok := ws.waitUntil(&pl, func() <-chan struct{} { return wake }, now, intended); ok {
 		t.Fatal("waitUntil reported the slot reached, want woken")
 	}
 	if d := time.Since(t0); d >= time.Second {

@@ -189,11 +189,16 @@ func (p *pool) step(ws *wstate) bool {
 		}
 	}
 	intended, paced := ws.sched.next(&p.plan, ws.clock)
-	if paced && !ws.waitUntil(&p.plan, ws.wake, ws.clock, intended) {
-		ws.sched.unclaim()
-		return true
+	var start int64
+	if paced {
+		var ok bool
+		if start, ok = ws.waitUntil(&p.plan, ws.wake, ws.clock, intended); !ok {
+			ws.sched.unclaim()
+			return true
+		}
+	} else {
+		start = p.now()
 	}
-	start := p.now()
 	var op, n int
 	var err error
 	if p.name == PhaseLoad {

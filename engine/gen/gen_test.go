@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"sync"
@@ -581,5 +582,38 @@ func TestScrambledZetan(t *testing.T) {
 		theta*(math.Pow(m, -theta-1)-math.Pow(n, -theta-1))/12
 	if got := head + tail; math.Abs(got-ScrambledZetan) > 1e-9 {
 		t.Fatalf("zeta(1e10, 0.99) = %.14f, ScrambledZetan = %.14f", got, ScrambledZetan)
+	}
+}
+
+// The whole-number power used for theta 0.99 (alpha = 100 to within
+// rounding) is YCSB's Math.pow(x, alpha) to within rounding: over the
+// range a draw can reach, the relative difference stays below 1e-10, so a
+// draw's item (the integer part of itemcount * x^alpha) differs only for
+// values within that margin of an item boundary.
+func TestZipfianWholePowerIsPow(t *testing.T) {
+	z := NewZipfian(0, 999999, ZipfianConstant)
+	if z.ipow != 100 {
+		t.Fatalf("theta %v: ipow %d, want 100", ZipfianConstant, z.ipow)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 200000; i++ {
+		x := r.Float64()
+		if i%2 == 0 {
+			x = 1 - x*1e-3 // the top of the range, where most draws land
+		}
+		got, want := z.pow(x), math.Pow(x, z.alpha)
+		if want == 0 {
+			if got > 1e-300 {
+				t.Fatalf("pow(%v) = %v, want ~0", x, got)
+			}
+			continue
+		}
+		if d := math.Abs(got-want) / want; d > 1e-10 {
+			t.Fatalf("pow(%v) = %v, math.Pow = %v: relative difference %g", x, got, want, d)
+		}
+	}
+	// A theta whose alpha is not whole keeps the general power.
+	if NewZipfian(0, 99, 0.7).ipow != 0 {
+		t.Error("theta 0.7 (alpha 3.33) took the whole-number power")
 	}
 }
