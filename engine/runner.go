@@ -427,6 +427,10 @@ type phase struct {
 	cpuN        int
 	lastSnap    *Snapshot
 	endTime     time.Time // when the workers stopped (zero while running); under smu
+
+	// events are the events published in this phase's snapshots, for the
+	// reports; under r.mu.
+	events []Event
 }
 
 // runTime is the phase's run time: until the workers stopped, or until at
@@ -1051,6 +1055,7 @@ func (p *phase) sample(final bool) *Snapshot {
 	snap.Target = r.target
 	snap.Paused = r.paused
 	snap.Events = r.pending
+	p.events = append(p.events, r.pending...)
 	r.pending = nil
 	r.mu.Unlock()
 
@@ -1106,6 +1111,9 @@ func (p *phase) warnings(snap *Snapshot, ivl *measure.Set, target float64) []str
 }
 
 func (p *phase) result(final *Snapshot, interrupted bool) *PhaseResult {
+	p.r.mu.Lock() // before smu: the lock order of the control calls
+	events := append([]Event(nil), p.events...)
+	p.r.mu.Unlock()
 	p.smu.Lock()
 	defer p.smu.Unlock()
 	res := &PhaseResult{
@@ -1120,6 +1128,7 @@ func (p *phase) result(final *Snapshot, interrupted bool) *PhaseResult {
 		Percentiles: p.r.cfg.Percentiles,
 		Measurement: p.r.cfg.MeasurementIntvl,
 		OpNames:     p.opNames,
+		Events:      events,
 	}
 	if p.cpuN > 0 {
 		res.MeanCPU = p.cpuSum / float64(p.cpuN)
@@ -1166,6 +1175,9 @@ type PhaseResult struct {
 	OpNames []string
 	// Closing is the workload's closing section (last phase only), if any.
 	Closing *workload.Final
+	// Events are the changes, marks and phase starts published during the
+	// phase, in order, timed from the start of the run.
+	Events []Event
 }
 
 // Throughput is operations per second over the phase.
