@@ -25,6 +25,10 @@ import (
 const (
 	chartW = 640 * vg.Length(1)
 	chartH = 270 * vg.Length(1)
+	// Charts two to a row are drawn smaller, so that their text is as
+	// large on the page as a full-width chart's.
+	halfW  = 430 * vg.Length(1)
+	halfH  = 250 * vg.Length(1)
 	pngDPI = 144
 )
 
@@ -49,21 +53,24 @@ var (
 )
 
 // plotOf draws the chart with gonum/plot.
-func plotOf(c *Chart) (*plot.Plot, error) {
+// The page gives each chart its title in HTML; a PNG carries its own.
+func plotOf(c *Chart, titled bool) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = c.Title
+	if titled {
+		p.Title.Text = c.Title
+	}
 	p.Title.TextStyle.Font = font.From(sansBold, 11)
 	p.Title.Padding = 6
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font = font.From(sans, 9)
-		a.Tick.Label.Font = font.From(sans, 8)
+		a.Label.TextStyle.Font = font.From(sans, 10)
+		a.Tick.Label.Font = font.From(sans, 9)
 		a.Tick.Color = color.Gray{0x66}
 		a.LineStyle.Color = color.Gray{0x66}
 		a.Padding = 2
 	}
 	p.X.Label.Text = c.XLabel
 	p.Y.Label.Text = c.YLabel
-	p.Legend.TextStyle.Font = font.From(sans, 8)
+	p.Legend.TextStyle.Font = font.From(sans, 9)
 	p.Legend.Top = true
 	p.Legend.ThumbnailWidth = 18
 	grid := plotter.NewGrid()
@@ -199,7 +206,7 @@ func addLabel(p *plot.Plot, x, y float64, label string, rot float64, col color.C
 		return err
 	}
 	for i := range lb.TextStyle {
-		lb.TextStyle[i].Font = font.From(sans, 7)
+		lb.TextStyle[i].Font = font.From(sans, 7.5)
 		lb.TextStyle[i].Color = col
 		lb.TextStyle[i].Rotation = rot
 		// Rotated: the text ends at the top of the chart, beside its line.
@@ -328,11 +335,15 @@ func quantileTicks(lo, hi float64) []plot.Tick {
 
 // SVG draws the chart as an SVG element to inline in the page.
 func chartSVG(c *Chart) (string, error) {
-	p, err := plotOf(c)
+	p, err := plotOf(c, false)
 	if err != nil {
 		return "", err
 	}
-	cv := vgsvg.NewWith(vgsvg.UseWH(chartW, chartH))
+	w, h := chartW, chartH
+	if c.Half {
+		w, h = halfW, halfH
+	}
+	cv := vgsvg.NewWith(vgsvg.UseWH(w, h))
 	p.Draw(draw.New(cv))
 	var b bytes.Buffer
 	if _, err := cv.WriteTo(&b); err != nil {
@@ -354,7 +365,7 @@ func attrEscape(s string) string {
 
 // writePNG writes the chart as DIR/ID.png and returns the path.
 func writePNG(c *Chart, dir string) (string, error) {
-	p, err := plotOf(c)
+	p, err := plotOf(c, true)
 	if err != nil {
 		return "", err
 	}

@@ -222,33 +222,44 @@ func compareSegments(base, run *Run) *Table {
 			bestOf[key(g)] = g
 		}
 	}
-	shown := map[cfg]bool{}
+	// Configurations in the order the run first held them, then the
+	// baseline's others.
+	var order []cfg
+	runSegs := map[cfg][]report.SegmentSummary{}
 	for _, g := range run.Summary.Segments {
 		k := key(g)
-		bg, ok := bestOf[k]
-		if ok && !shown[k] {
-			row := segmentRow(bg, nil, "baseline")
-			row.Class = "baseline"
-			row.Cells = append(row.Cells, textCell(""), textCell(""))
-			t.Rows = append(t.Rows, row)
-			shown[k] = true
+		if _, ok := runSegs[k]; !ok {
+			order = append(order, k)
 		}
-		row := segmentRow(g, nil, "run")
-		if ok && g.DurationS >= minSweepSegmentS && bg.DurationS >= minSweepSegmentS {
-			do, dp := pctChange(bg.OpsPerSec, g.OpsPerSec), pctChange(bg.P99US, g.P99US)
-			row.Cells = append(row.Cells, numCell(fmtPct(do), "delta_ops_per_sec_pct", nanZero(do)), numCell(fmtPct(dp), "delta_p99_pct", nanZero(dp)))
-		} else {
-			row.Cells = append(row.Cells, textCell("—"), textCell("—"))
-		}
-		t.Rows = append(t.Rows, row)
+		runSegs[k] = append(runSegs[k], g)
 	}
 	for _, g := range base.Summary.Segments {
-		if k := key(g); !shown[k] {
-			row := segmentRow(g, nil, "baseline")
+		if _, ok := runSegs[key(g)]; !ok {
+			runSegs[key(g)] = nil
+			order = append(order, key(g))
+		}
+	}
+	for _, k := range order {
+		bg, ok := bestOf[k]
+		if ok {
+			row := segmentRow(bg, nil, "baseline")
 			row.Class = "baseline"
-			row.Cells = append(row.Cells, textCell("no such configuration in the run"), textCell(""))
+			note := ""
+			if len(runSegs[k]) == 0 {
+				note = "not in the run"
+			}
+			row.Cells = append(row.Cells, textCell(note), textCell(""))
 			t.Rows = append(t.Rows, row)
-			shown[k] = true
+		}
+		for _, g := range runSegs[k] {
+			row := segmentRow(g, nil, "run")
+			if ok && g.DurationS >= minSweepSegmentS && bg.DurationS >= minSweepSegmentS {
+				do, dp := pctChange(bg.OpsPerSec, g.OpsPerSec), pctChange(bg.P99US, g.P99US)
+				row.Cells = append(row.Cells, numCell(fmtPct(do), "delta_ops_per_sec_pct", nanZero(do)), numCell(fmtPct(dp), "delta_p99_pct", nanZero(dp)))
+			} else {
+				row.Cells = append(row.Cells, textCell("—"), textCell("—"))
+			}
+			t.Rows = append(t.Rows, row)
 		}
 	}
 	return t

@@ -37,6 +37,7 @@ func limits(run *Run) (findings []Finding, advice []string) {
 		}
 	}
 	hotRows, runRows := 0, 0
+	var procs []float64
 	for _, r := range run.Rows {
 		if r.Phase == "load" {
 			continue
@@ -46,6 +47,9 @@ func limits(run *Run) (findings []Finding, advice []string) {
 		if r.CPU > cpuSaturated {
 			hotRows++
 		}
+		if cores > 0 {
+			procs = append(procs, procShare(r, cores))
+		}
 	}
 	if len(hot) > 0 || (runRows > 0 && hotRows*2 > runRows) {
 		t := fmt.Sprintf("Client CPU was above %.0f %% of its %s: %s.", cpuSaturated, coresText(cores), strings.Join(hot, ", "))
@@ -54,6 +58,15 @@ func limits(run *Run) (findings []Finding, advice []string) {
 		}
 		if runRows > 0 {
 			t = strings.TrimSuffix(t, ".") + fmt.Sprintf(" (%d of %d intervals).", hotRows, runRows)
+		}
+		if len(procs) > 0 {
+			sort.Float64s(procs)
+			own := procs[len(procs)/2]
+			t += fmt.Sprintf(" benchtop itself used %.0f %% of them (median of the intervals)", own)
+			if own < 50 {
+				t += ": other processes on the client took the rest, so this run shared its client"
+			}
+			t += "."
 		}
 		if s.Database == "memory" {
 			t += " The memory store runs inside the client process, so its work is the client's."
@@ -73,6 +86,8 @@ func limits(run *Run) (findings []Finding, advice []string) {
 	switch {
 	case len(run.Rows) == 0:
 		calm = append(calm, "network not measured (no time series)")
+	case peakNIC < 0.05:
+		calm = append(calm, "no network traffic beyond loopback")
 	case link > 0 && peakNIC > nicSaturated*link:
 		findings = append(findings, Finding{Signal: "nic", Text: fmt.Sprintf("The client's network reached %.1f MB/s of its %.1f MB/s link (%.0f %%).", peakNIC, link, 100*peakNIC/link)})
 		advice = append(advice, "The client's NIC is saturated: add client machines (or a faster link); more threads or partitions on this client cannot raise throughput.")

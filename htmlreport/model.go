@@ -96,6 +96,8 @@ type Chart struct {
 	XQuantile bool
 	// LogY draws y on a log axis (a latency spectrum's long tail).
 	LogY bool
+	// Half is drawn two to a row on the page.
+	Half bool `json:"-"`
 	// YUS says y is a latency in microseconds: ticks read 500µs, 1.5ms.
 	YUS bool
 	// XCategories draws points with lines over a few discrete values.

@@ -38,6 +38,18 @@ func (r *Report) charts() []*Chart {
 
 // Render writes the report as one self-contained HTML page.
 func Render(w io.Writer, r *Report) error {
+	for _, cs := range [][]*Chart{r.Sweep, r.Latency, r.Spectrum, {r.CPU, r.NIC}, r.StreamPlot, r.TSPlot} {
+		for _, c := range cs {
+			if c != nil {
+				c.Half = true
+			}
+		}
+	}
+	if r.Compare {
+		for _, c := range r.Latency {
+			c.Half = false
+		}
+	}
 	for _, c := range r.charts() {
 		svg, err := chartSVG(c)
 		if err != nil {

@@ -312,7 +312,7 @@ func hostCharts(run *Run, notes *[]string) (cpu, nic *Chart) {
 	for _, r := range run.Rows {
 		all = append(all, XY{r.ElapsedS, r.CPU})
 		if cores > 0 {
-			proc = append(proc, XY{r.ElapsedS, r.ProcCPU / float64(cores)})
+			proc = append(proc, XY{r.ElapsedS, procShare(r, cores)})
 		}
 	}
 	cpu.Series = appendSeries(nil, Series{Name: "all processes", Color: colBlue, Points: all}, Series{Name: "benchtop", Color: colOrange, Points: proc})
@@ -366,4 +366,12 @@ func minPositiveY(ss []Series) float64 {
 		return 0
 	}
 	return m
+}
+
+// procShare is benchtop's CPU in percent of all cores. The host sampler's
+// first reading of the process can be far off (thousands of percent over
+// a process lifetime of a few milliseconds): a share above all the cores
+// is impossible, so it is clamped.
+func procShare(r Row, cores int) float64 {
+	return min(max(r.ProcCPU/float64(cores), 0), 100)
 }

@@ -50,7 +50,11 @@ func extraKeys(segs []report.SegmentSummary) []string {
 }
 
 func extraLabel(k string) string {
-	return strings.ReplaceAll(strings.TrimSuffix(k, "_per_sec"), "_", " ") + "/s"
+	name := strings.ReplaceAll(strings.TrimSuffix(k, "_per_sec"), "_", " ")
+	if name == "mb" {
+		name = "MB"
+	}
+	return name + "/s"
 }
 
 // segmentsTable is the what-if table: one row per configuration held.
