@@ -91,8 +91,11 @@ func compareFindings(base, run *Run) ([]Finding, []string) {
 		word = "lowered"
 	}
 	fs := []Finding{{Signal: "throughput", Text: fmt.Sprintf("The change %s throughput by %s (%s → %s ops/s).", word, strings.TrimPrefix(fmtPct(math.Abs(d)), "+"), fmtRate(b.Throughput), fmtRate(n.Throughput))}}
-	if math.IsNaN(d) {
+	switch {
+	case math.IsNaN(d):
 		fs[0].Text = fmt.Sprintf("Throughput went from %s to %s ops/s.", fmtRate(b.Throughput), fmtRate(n.Throughput))
+	case math.Abs(d) < 0.05:
+		fs[0].Text = fmt.Sprintf("Throughput did not change (%s ops/s).", fmtRate(n.Throughput))
 	}
 	for _, o := range n.Operations {
 		if bo := findOp(b, o.Name); bo != nil {
