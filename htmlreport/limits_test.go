@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"benchtop/engine/report"
+	"benchtop/engine/timeseries"
 )
 
 func signals(fs []Finding) map[string]string {
@@ -153,5 +154,22 @@ func TestCompareShowsTheDifferences(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "What changed") {
 		t.Error("compare page has no What changed section")
+	}
+}
+
+func TestTimeseriesSection(t *testing.T) {
+	run := loadFixture(t, "sweep", false, false)
+	run.Timeseries = &timeseries.Result{Written: 1000, Stored: 990, Check: "mismatch", Backpressure: 0.7, BatchSize: 500, FlushIntervalMS: 100, InFlight: 2,
+		ByParallelism: []timeseries.Row{{Writers: 1, Seconds: 10, RecordsPerSec: 50000, MBPerSec: 5.5}, {Writers: 2, Seconds: 10, RecordsPerSec: 90000, MBPerSec: 9.9}}}
+	r := Build(run)
+	if r.TimeSeries == nil || len(r.TimeSeries.Rows) != 2 || len(r.TSPlot) != 2 {
+		t.Fatalf("time-series section: table %+v, %d charts", r.TimeSeries, len(r.TSPlot))
+	}
+	if c := r.TimeSeries.Rows[1].Cells[2]; c.Key != "records_per_sec" || c.Value != "90000" || c.Text != "90,000" {
+		t.Errorf("records/s cell = %+v", c)
+	}
+	got := signals(r.Limits)
+	if !strings.Contains(got["check"], `"mismatch": 1,000 written, 990 stored`) || !strings.Contains(got["backpressure"], "70 %") {
+		t.Errorf("limits = %q", got)
 	}
 }
