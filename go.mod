@@ -24,6 +24,7 @@ require (
 	github.com/tidwall/btree v1.8.2
 	go.mongodb.org/mongo-driver/v2 v2.10.0
 	golang.org/x/image v0.30.0
+	golang.org/x/net v0.58.0
 	golang.org/x/term v0.48.0
 	gonum.org/v1/plot v0.17.0
 )
@@ -79,7 +80,6 @@ require (
 	github.com/yusufpapurcu/wmi v1.2.4 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
-	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
