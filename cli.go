@@ -40,6 +40,7 @@ type cliOptions struct {
 	JSON       string
 	TimeSeries string
 	HDRLog     string
+	HTML       string // html report: report_cmd.go
 	Theme      string
 	Steps      []step
 	Sweep      *sweep
@@ -184,6 +185,12 @@ func parseArgs(args []string) (*cliOptions, error) {
 				return nil, err
 			}
 			o.HDRLog = v
+		case "html": // html report
+			v, err := need()
+			if err != nil {
+				return nil, err
+			}
+			o.HTML = v
 		case "theme":
 			v, err := need()
 			if err != nil {
@@ -435,6 +442,8 @@ Usage:
   benchtop run  DATABASE [flags]            YCSB run phase (memory: loads first)
   benchtop demo                             a scripted scenario that plays by itself
   benchtop list                             the adapters
+  benchtop report RUN.json [--hdr-log F] [--timeseries F] -o REPORT.html [--png DIR]
+  benchtop report --compare BASELINE.json RUN.json -o REPORT.html
   benchtop help
 
 YCSB flags (as ./bin/ycsb takes them):
@@ -449,6 +458,7 @@ benchtop flags (also with --):
   --json FILE        JSON summary (segments, operations, phases)
   --timeseries FILE  CSV, one row per interval
   --hdr-log FILE     HdrHistogram interval log
+  --html FILE        self-contained HTML report (charts, segments, what limited the run)
   --at OFFSET:key=value   scheduled live change: threads, partitions, target, pause, resume, mark, stop
                           e.g. --at 5s:threads=16 --at 10s:partitions=8
   --sweep key=v1,v2,...   a staircase of --at steps, one segment per value (threads, partitions, target)

@@ -9,7 +9,7 @@ import (
 
 // runInteractive runs the engine under the live screen and returns the
 // results once the user quit and the terminal is restored.
-func runInteractive(ctx context.Context, r *engine.Runner, o *cliOptions, _ *outputs) ([]*engine.PhaseResult, error) {
+func runInteractive(ctx context.Context, r *engine.Runner, o *cliOptions, outs *outputs) ([]*engine.PhaseResult, error) {
 	type out struct {
 		res []*engine.PhaseResult
 		err error
@@ -24,7 +24,7 @@ func runInteractive(ctx context.Context, r *engine.Runner, o *cliOptions, _ *out
 		Snapshots:  r.Snapshots(),
 		Control:    r,
 		Theme:      o.Theme,
-		SaveReport: func() (string, error) { return saveNow(r) },
+		SaveReport: func() (string, error) { return saveNow(r, outs) },
 		Interval:   0,
 	})
 	r.Stop()

@@ -56,6 +56,9 @@ func main() {
 
 // run is main without os.Exit, for tests. It returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "report" { // html report: report_cmd.go
+		return runReport(args[1:], stdout, stderr)
+	}
 	o, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "benchtop: %v\n", err)
@@ -130,10 +133,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer db.Close()
 
 	info := engine.Info{
-		Command:    o.Command,
-		Adapter:    o.DB,
-		Workload:   o.Workload,
-		Properties: safeProps(o.Props),
+		Command:     o.Command,
+		Adapter:     o.DB,
+		Workload:    o.Workload,
+		Properties:  safeProps(o.Props),
+		CommandLine: commandLine(args), // html report
 	}
 	if d, ok := db.(adapters.Describer); ok {
 		info.Target = d.Describe()
@@ -144,6 +148,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if outs.hdr != nil {
 		opts.OnInterval = append(opts.OnInterval, outs.hdr.Interval)
+	}
+	if outs.html != nil { // html report
+		outs.html.hook(&opts)
 	}
 	var status *statusPrinter
 	if o.Status && !interactive {
@@ -358,11 +365,13 @@ type outputs struct {
 	series     *report.TimeSeries
 	hdrFile    *os.File
 	hdr        *report.HDRLog
+	html       *htmlOutput // html report: report_cmd.go
 	paths      []string
 }
 
 func openOutputs(o *cliOptions) (*outputs, error) {
 	out := &outputs{jsonPath: o.JSON}
+	start := time.Now() // one start for the --hdr-log file and --html's log
 	if o.JSON != "" {
 		if err := checkWritable(o.JSON); err != nil {
 			return nil, fmt.Errorf("--json %s: %v", o.JSON, err)
@@ -383,7 +392,15 @@ func openOutputs(o *cliOptions) (*outputs, error) {
 			return nil, fmt.Errorf("--hdr-log %s: %v", o.HDRLog, unwrapPathErr(err))
 		}
 		out.hdrFile = f
-		out.hdr = report.NewHDRLog(f, time.Now())
+		out.hdr = report.NewHDRLog(f, start)
+	}
+	if o.HTML != "" { // html report
+		h, err := newHTMLOutput(o.HTML, start)
+		if err != nil {
+			out.close()
+			return nil, err
+		}
+		out.html = h
 	}
 	return out, nil
 }
@@ -423,6 +440,13 @@ func (o *outputs) finish(results []*engine.PhaseResult, info engine.Info) error 
 			o.paths = append(o.paths, o.jsonPath)
 		}
 	}
+	if o.html != nil { // html report
+		if err := o.html.write(o.html.path, results, info); err != nil {
+			errs = append(errs, fmt.Errorf("--html: %w", err))
+		} else {
+			o.paths = append(o.paths, o.html.path)
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -451,7 +475,7 @@ func (o *outputs) close() {
 
 // saveNow writes the report so far (YCSB text and JSON) into the current
 // directory and returns where.
-func saveNow(r *engine.Runner) (string, error) {
+func saveNow(r *engine.Runner, outs *outputs) (string, error) {
 	results := r.Current()
 	if len(results) == 0 {
 		return "", errors.New("nothing measured yet")
@@ -467,6 +491,12 @@ func saveNow(r *engine.Runner) (string, error) {
 	}
 	if err := writeJSONFile(base+".json", results, r.Info()); err != nil {
 		return "", fmt.Errorf("save report: %w", err)
+	}
+	if outs != nil && outs.html != nil { // html report
+		if err := outs.html.write(base+".html", results, r.Info()); err != nil {
+			return "", fmt.Errorf("save report: %w", err)
+		}
+		return base + ".txt, .json and .html", nil
 	}
 	return base + ".txt and .json", nil
 }

@@ -23,7 +23,7 @@ core_tput=$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$tmp/out.txt")
 
 # Timed run with scheduled changes and every export.
 "$BIN" run memory -P workloads/workloada -p recordcount=20000 -p operationcount=0 -p maxexecutiontime=3 \
-	-threads 4 -s --json "$tmp/s.json" --timeseries "$tmp/t.csv" --hdr-log "$tmp/h.hlog" \
+	-threads 4 -s --json "$tmp/s.json" --timeseries "$tmp/t.csv" --hdr-log "$tmp/h.hlog" --html "$tmp/live.html" \
 	--at 1s:threads=2 --at 2s:partitions=4 >"$tmp/out.txt" 2>"$tmp/err.txt" </dev/null
 grep -q '^\[OVERALL\], RunTime(ms), [0-9]' "$tmp/out.txt" || fail "no [OVERALL] RunTime in the timed run"
 grep -q 'sec: .* operations; .* current ops/sec' "$tmp/err.txt" || fail "no -s status lines"
@@ -40,6 +40,12 @@ PY
 [[ $(wc -l <"$tmp/t.csv") -ge 2 ]] || fail "time series has no rows"
 grep -q '^#\[StartTime' "$tmp/h.hlog" || fail "HDR log has no header"
 grep -q 'Tag=READ,' "$tmp/h.hlog" || fail "HDR log has no READ intervals"
+# The HTML report: benchtop report on the exports writes what --html wrote.
+grep -q 'id="segments"' "$tmp/live.html" || fail "HTML report has no segments table"
+grep -q 'threads 4→2' "$tmp/live.html" || fail "HTML report lacks the threads change"
+"$BIN" report "$tmp/s.json" --hdr-log "$tmp/h.hlog" --timeseries "$tmp/t.csv" -o "$tmp/later.html" \
+	>>"$tmp/out.txt" 2>>"$tmp/err.txt" || fail "benchtop report exited non-zero"
+cmp -s "$tmp/live.html" "$tmp/later.html" || fail "benchtop report on the exports differs from the --html page"
 
 # The partitioned stream: live repartitioning loses, duplicates and reorders nothing.
 "$BIN" run memory -p workload=stream -p partitions=4 --at 1s:partitions=6 --at 2s:partitions=2 -p maxexecutiontime=3 \

@@ -41,7 +41,8 @@ type AssemblerConfig struct {
 type Assembler struct {
 	c          AssemblerConfig
 	ctl        Controls
-	events     []Event
+	events     []Event // since the last snapshot
+	published  []Event // in the snapshots so far, for the reports
 	interval   *measure.Set
 	cumulative *measure.Set
 	segs       segments
@@ -124,6 +125,7 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 		Threads: a.ctl.Threads, Partitions: a.ctl.Partitions, Target: a.ctl.Target, Paused: a.ctl.Paused,
 		Events: a.events, Workload: ws.View,
 	}
+	a.published = append(a.published, a.events...)
 	a.events = nil
 	if hs.Cores > 0 && !a.ctl.Paused {
 		a.segs.addCPU(hs.CPUTotal)
@@ -188,5 +190,6 @@ func (a *Assembler) Result(final *Snapshot, runTime time.Duration, start time.Ti
 		Measurement: a.c.Measurement,
 		OpNames:     a.c.OpNames,
 		MeanCPU:     a.CPU(),
+		Events:      append([]Event(nil), a.published...),
 	}
 }

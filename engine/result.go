@@ -24,6 +24,9 @@ type PhaseResult struct {
 	OpNames []string
 	// Closing is the workload's closing section (last phase only), if any.
 	Closing *workload.Final
+	// Events are the changes, marks and phase starts published during the
+	// phase, in order, timed from the start of the run.
+	Events []Event
 }
 
 // Throughput is operations per second over the phase.

@@ -310,6 +310,19 @@ func TestSegmentsFollowChanges(t *testing.T) {
 			t.Errorf("segment %d has no operations", i+1)
 		}
 	}
+	// The result keeps every event, in order, for the reports.
+	var got []string
+	for _, e := range res[0].Events {
+		got = append(got, e.String())
+	}
+	if w := []string{"run phase", "threads 1→2", "partitions 1→4", "hello"}; strings.Join(got, "|") != strings.Join(w, "|") {
+		t.Errorf("result events = %q, want %q", got, w)
+	}
+	for i := 1; i < len(res[0].Events); i++ {
+		if res[0].Events[i].At < res[0].Events[i-1].At {
+			t.Errorf("events out of order: %+v", res[0].Events)
+		}
+	}
 }
 
 func TestSetPartitionsWithoutSupport(t *testing.T) {

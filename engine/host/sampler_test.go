@@ -423,3 +423,10 @@ func BenchmarkLatest(b *testing.B) {
 		_ = s.Latest()
 	}
 }
+
+func TestReadFacts(t *testing.T) {
+	f := ReadFacts()
+	if f.Cores < 1 || f.OS == "" || f.Arch == "" {
+		t.Fatalf("ReadFacts() = %+v: want cores >= 1, OS and arch", f)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/engine"
+	"benchtop/engine/host"
 	"benchtop/engine/measure"
 	"benchtop/engine/units"
 )
@@ -299,6 +302,39 @@ type Summary struct {
 	Errors      map[string]int64   `json:"errors_by_kind,omitempty"`
 	Percentiles []float64          `json:"percentiles"`
 	Intended    map[string]OpStats `json:"intended,omitempty"`
+	// Members added for the HTML report.
+	CommandLine string         `json:"command_line,omitempty"`
+	Version     string         `json:"version,omitempty"`
+	Host        *HostSummary   `json:"host,omitempty"`
+	Events      []EventSummary `json:"events,omitempty"`
+}
+
+// HostSummary describes the client machine that ran the benchmark.
+type HostSummary struct {
+	Hostname string `json:"hostname,omitempty"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	CPUModel string `json:"cpu_model,omitempty"`
+	Cores    int    `json:"cores"`
+	// NICs are the non-loopback interfaces that were up, with their link
+	// speed (0 = unknown).
+	NICs []NICSummary `json:"nics,omitempty"`
+}
+
+// NICSummary is one network interface of the client.
+type NICSummary struct {
+	Name      string `json:"name"`
+	SpeedMbps int    `json:"speed_mbps"`
+}
+
+// EventSummary is one change, mark or phase start, timed from the start
+// of the run like the segments.
+type EventSummary struct {
+	AtS  float64 `json:"at_s"`
+	Kind string  `json:"kind"`
+	From string  `json:"from,omitempty"`
+	To   string  `json:"to,omitempty"`
+	Text string  `json:"text"`
 }
 
 // PhaseSummary is one phase in the JSON summary.
@@ -356,6 +392,38 @@ type SegmentSummary struct {
 	Extra map[string]float64 `json:"-"`
 }
 
+// UnmarshalJSON reads a segment written by MarshalJSON: members it does
+// not name that hold numbers become Extra figures again.
+func (s *SegmentSummary) UnmarshalJSON(b []byte) error {
+	type plain SegmentSummary
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	t := reflect.TypeOf(p)
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		known[name] = true
+	}
+	for k, raw := range m {
+		var f float64
+		if known[k] || json.Unmarshal(raw, &f) != nil {
+			continue
+		}
+		if p.Extra == nil {
+			p.Extra = map[string]float64{}
+		}
+		p.Extra[k] = f
+	}
+	*s = SegmentSummary(p)
+	return nil
+}
+
 // MarshalJSON writes the segment with its Extra figures as members.
 func (s SegmentSummary) MarshalJSON() ([]byte, error) {
 	type plain SegmentSummary
@@ -399,14 +467,19 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 		Tool: "benchtop", Command: info.Command, Database: info.Adapter, Target: info.Target,
 		Workload: info.Workload, Mix: info.Mix, Start: info.Start, Properties: info.Properties,
 		Operations: []OpSummary{}, Segments: []SegmentSummary{}, Phases: []PhaseSummary{},
+		CommandLine: info.CommandLine, Version: version(),
 	}
 	if len(results) == 0 {
 		return s
 	}
 	for _, r := range results {
 		s.Phases = append(s.Phases, PhaseSummary{Phase: string(r.Phase), RuntimeMS: r.RunTime.Milliseconds(), Operations: r.Set.Ops, Throughput: r.Throughput()})
+		for _, e := range r.Events {
+			s.Events = append(s.Events, EventSummary{AtS: e.At.Seconds(), Kind: e.Kind, From: e.From, To: e.To, Text: e.String()})
+		}
 	}
 	main := results[len(results)-1]
+	s.Host = hostSummary(main.Final)
 	s.Interrupted = main.Interrupted
 	s.RuntimeMS = main.RunTime.Milliseconds()
 	s.Throughput = main.Throughput()
@@ -433,6 +506,50 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 		})
 	}
 	return s
+}
+
+// hostSummary describes this machine, with the interfaces of the last
+// host sample.
+func hostSummary(final *engine.Snapshot) *HostSummary {
+	f := host.ReadFacts()
+	h := &HostSummary{Hostname: f.Hostname, OS: f.OS, Arch: f.Arch, CPUModel: f.CPUModel, Cores: f.Cores}
+	if final != nil {
+		if final.Host.Cores > 0 {
+			h.Cores = final.Host.Cores
+		}
+		for _, n := range final.Host.NICs {
+			h.NICs = append(h.NICs, NICSummary{Name: n.Name, SpeedMbps: n.SpeedMbps})
+		}
+	}
+	return h
+}
+
+// version is the module version and VCS revision the binary was built
+// from, "" when unknown (tests).
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	v := bi.Main.Version
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+modified"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v = strings.TrimSpace(v + " " + rev + modified)
+	}
+	return v
 }
 
 // WriteJSON writes the JSON summary; a workload's closing section becomes

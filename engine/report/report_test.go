@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/core"
+	"benchtop/engine/host"
 	"benchtop/engine/measure"
 )
 
@@ -116,5 +118,38 @@ func TestSegmentExtrasInJSONAndTable(t *testing.T) {
 	WriteSegments(&b, res.Segments)
 	if !strings.Contains(b.String(), "rows/s") || !strings.Contains(b.String(), "2,500,000") || !strings.Contains(b.String(), "551") {
 		t.Errorf("segments table lacks the extra columns:\n%s", b.String())
+	}
+}
+
+func TestSummaryReadsBackWithExtrasEventsAndHost(t *testing.T) {
+	res := sampleResult(false, "op")
+	res.Segments = []engine.Segment{{Index: 1, End: 10 * time.Second, Threads: 2, Partitions: 4, Ops: 100, OpsPerSec: 10,
+		Extra: map[string]float64{"rows_per_sec": 2500000, "mb_per_sec": 550.5}}}
+	res.Final = &engine.Snapshot{}
+	res.Final.Host.Cores = 3
+	res.Final.Host.NICs = []host.NIC{{Name: "eth0", SpeedMbps: 1000}}
+	res.Events = []engine.Event{{At: 1500 * time.Millisecond, Kind: "threads", From: "1", To: "2", Text: "threads 1→2"}, {At: 2 * time.Second, Kind: "mark", Text: "here"}}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, []*engine.PhaseResult{res}, engine.Info{CommandLine: "benchtop run memory -threads 2"}); err != nil {
+		t.Fatal(err)
+	}
+	var s Summary
+	if err := json.Unmarshal(b.Bytes(), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Segments) != 1 || s.Segments[0].Extra["rows_per_sec"] != 2500000 || s.Segments[0].Extra["mb_per_sec"] != 550.5 || len(s.Segments[0].Extra) != 2 {
+		t.Errorf("segment read back = %+v, want its two extras", s.Segments)
+	}
+	if s.Segments[0].Threads != 2 || s.Segments[0].OpsPerSec != 10 {
+		t.Errorf("segment read back = %+v", s.Segments[0])
+	}
+	if len(s.Events) != 2 || s.Events[0].AtS != 1.5 || s.Events[0].Text != "threads 1→2" || s.Events[1].Kind != "mark" {
+		t.Errorf("events = %+v", s.Events)
+	}
+	if s.Host == nil || s.Host.Cores != 3 || len(s.Host.NICs) != 1 || s.Host.NICs[0].SpeedMbps != 1000 {
+		t.Errorf("host = %+v", s.Host)
+	}
+	if s.CommandLine != "benchtop run memory -threads 2" {
+		t.Errorf("command_line = %q", s.CommandLine)
 	}
 }

@@ -114,7 +114,11 @@ func NewHDRLog(w io.Writer, start time.Time) *HDRLog {
 	bw := bufio.NewWriter(w)
 	lw := hdr.NewHistogramLogWriter(bw)
 	l := &HDRLog{w: bw, lw: lw}
-	ms := start.UnixMilli()
+	// The log's header carries whole seconds (hdrhistogram-go writes
+	// StartTime and BaseTime as integers), so the base must be a whole
+	// second too: with a millisecond base, a reader that adds the offsets
+	// to the written BaseTime would place every interval up to 999 ms early.
+	ms := start.Unix() * 1000
 	_ = lw.OutputComment("[benchtop interval log: latency in nanoseconds; tags are YCSB operation names, Intended- for latency from the intended start]")
 	_ = lw.OutputLogFormatVersion()
 	_ = lw.OutputStartTime(ms)

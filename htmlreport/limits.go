@@ -1,0 +1,261 @@
+package htmlreport
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"benchtop/engine/report"
+	"benchtop/engine/units"
+)
+
+// Thresholds of the signals, as the live screen's warnings use them.
+const (
+	cpuSaturated = 90.0 // % of all cores
+	nicSaturated = 0.90 // of the link speed
+	targetMet    = 0.95 // of the target rate
+)
+
+// limits builds "What limited this run" from measured signals only, each
+// with its figure, and the capacity-planning advice the signals support.
+func limits(run *Run) (findings []Finding, advice []string) {
+	s := &run.Summary
+	var calm []string // signals checked that did not fire
+
+	// Client CPU: per segment, and the share of intervals above 90 %.
+	cores := 0
+	if s.Host != nil {
+		cores = s.Host.Cores
+	}
+	var hot []string
+	peakCPU := 0.0
+	for _, g := range s.Segments {
+		peakCPU = max(peakCPU, g.CPU)
+		if g.CPU > cpuSaturated && g.DurationS >= minSweepSegmentS {
+			hot = append(hot, fmt.Sprintf("segment %d (%s) %.0f %%", g.Index, config(g), g.CPU))
+		}
+	}
+	hotRows, runRows := 0, 0
+	var procs []float64
+	for _, r := range run.Rows {
+		if r.Phase == "load" {
+			continue
+		}
+		runRows++
+		peakCPU = max(peakCPU, r.CPU)
+		if r.CPU > cpuSaturated {
+			hotRows++
+		}
+		if cores > 0 {
+			procs = append(procs, procShare(r, cores))
+		}
+	}
+	if len(hot) > 0 || (runRows > 0 && hotRows*2 > runRows) {
+		t := fmt.Sprintf("Client CPU was above %.0f %% of its %s: %s.", cpuSaturated, coresText(cores), strings.Join(hot, ", "))
+		if len(hot) == 0 {
+			t = fmt.Sprintf("Client CPU was above %.0f %% of its %s", cpuSaturated, coresText(cores))
+		}
+		if runRows > 0 {
+			t = strings.TrimSuffix(t, ".") + fmt.Sprintf(" (%d of %d intervals).", hotRows, runRows)
+		}
+		if len(procs) > 0 {
+			sort.Float64s(procs)
+			own := procs[len(procs)/2]
+			t += fmt.Sprintf(" benchtop itself used %.0f %% of them (median of the intervals)", own)
+			if own < 50 {
+				t += ": other processes on the client took the rest, so this run shared its client"
+			}
+			t += "."
+		}
+		if s.Database == "memory" {
+			t += " The memory store runs inside the client process, so its work is the client's."
+		}
+		findings = append(findings, Finding{Signal: "cpu", Text: t})
+		advice = append(advice, "The client's CPU is saturated: the figures may be the client's limit, not the database's. Add client machines (or a larger one) before sizing the database from this run.")
+	} else {
+		calm = append(calm, fmt.Sprintf("client CPU peaked at %.0f %%", peakCPU))
+	}
+
+	// NIC against its link speed.
+	peakNIC := 0.0
+	for _, r := range run.Rows {
+		peakNIC = max(peakNIC, r.RxBps/1e6, r.TxBps/1e6)
+	}
+	link := linkMBps(s)
+	switch {
+	case len(run.Rows) == 0:
+		calm = append(calm, "network not measured (no time series)")
+	case peakNIC < 0.05:
+		calm = append(calm, "no network traffic beyond loopback")
+	case link > 0 && peakNIC > nicSaturated*link:
+		findings = append(findings, Finding{Signal: "nic", Text: fmt.Sprintf("The client's network reached %.1f MB/s of its %.1f MB/s link (%.0f %%).", peakNIC, link, 100*peakNIC/link)})
+		advice = append(advice, "The client's NIC is saturated: add client machines (or a faster link); more threads or partitions on this client cannot raise throughput.")
+	case link > 0:
+		calm = append(calm, fmt.Sprintf("network peaked at %.1f MB/s of %.1f MB/s (%.0f %%)", peakNIC, link, 100*peakNIC/link))
+	default:
+		calm = append(calm, fmt.Sprintf("network peaked at %.1f MB/s (link speed unknown, saturation not checked)", peakNIC))
+	}
+
+	// Errors and their causes.
+	var ops, errs int64
+	for _, o := range s.Operations {
+		ops += o.Count
+		errs += o.Errors
+	}
+	if errs > 0 {
+		var kinds []string
+		for _, k := range sortedKeys(s.Errors) {
+			kinds = append(kinds, fmt.Sprintf("%s %s", k, units.Count(s.Errors[k])))
+		}
+		findings = append(findings, Finding{Signal: "errors", Text: fmt.Sprintf("%s of %s operations failed (%.3f %%): %s.", units.Count(errs), units.Count(ops), 100*float64(errs)/float64(max(ops, 1)), orDash(strings.Join(kinds, ", ")))})
+		advice = append(advice, "Operations failed: throughput counts them as done. Look at their causes before comparing this run with another.")
+	} else {
+		calm = append(calm, "no operation failed")
+	}
+
+	// A target not met, and the schedule lag growing.
+	for _, g := range s.Segments {
+		if g.Target <= 0 || g.DurationS < minSweepSegmentS || g.OpsPerSec >= targetMet*g.Target {
+			continue
+		}
+		t := fmt.Sprintf("Segment %d (%s) reached %s of its %s ops/s target (%.0f %%).", g.Index, config(g), fmtRate(g.OpsPerSec), fmtRate(g.Target), 100*g.OpsPerSec/g.Target)
+		if a, b, ok := intendedGrowth(run, g); ok {
+			t += fmt.Sprintf(" Intended p99 grew from %s to %s across it: operations fell further behind the schedule.", fmtUS(a), fmtUS(b))
+		}
+		findings = append(findings, Finding{Signal: "target", Text: t})
+	}
+	if hasSignal(findings, "target") {
+		advice = append(advice, "The target rate was not met: the client or the database is at its limit there. The intended latency is what callers at that rate would see.")
+	}
+
+	// The knee and the best segment.
+	segs := s.Segments
+	for i, g := range segs {
+		if !g.Knee {
+			continue
+		}
+		t := fmt.Sprintf("p99 started growing faster than throughput at segment %d (%s): p99 %s at %s ops/s", g.Index, config(g), fmtUS(g.P99US), fmtRate(g.OpsPerSec))
+		if prev := previousLong(segs, i); prev != nil {
+			t += fmt.Sprintf(", against p99 %s at %s ops/s in segment %d (%s)", fmtUS(prev.P99US), fmtRate(prev.OpsPerSec), prev.Index, config(*prev))
+			advice = append(advice, fmt.Sprintf("Plan capacity below the knee: about %s ops/s (%s) held p99 at %s on this setup.", fmtRate(prev.OpsPerSec), config(*prev), fmtUS(prev.P99US)))
+		}
+		findings = append(findings, Finding{Signal: "knee", Text: t + "."})
+	}
+	for _, g := range segs {
+		if g.Best && len(segs) > 1 {
+			findings = append(findings, Finding{Signal: "best", Text: fmt.Sprintf("The best throughput was %s ops/s in segment %d (%s), p99 %s.", fmtRate(g.OpsPerSec), g.Index, config(g), fmtUS(g.P99US))})
+		}
+	}
+
+	// Stream: what more partitions did, and the loss check.
+	if st := run.Stream; st != nil {
+		sc := append(st.Scenarios[:0:0], st.Scenarios...)
+		sort.SliceStable(sc, func(i, j int) bool { return sc[i].Partitions < sc[j].Partitions })
+		if len(sc) >= 2 && sc[0].Partitions != sc[len(sc)-1].Partitions {
+			lo, hi := sc[0], sc[len(sc)-1]
+			ratio := hi.StableRowsPerSec / math.Max(lo.StableRowsPerSec, 1)
+			t := fmt.Sprintf("From %d to %d partitions, stable rows/s went from %s to %s (×%.2f).", lo.Partitions, hi.Partitions, fmtRate(lo.StableRowsPerSec), fmtRate(hi.StableRowsPerSec), ratio)
+			findings = append(findings, Finding{Signal: "stream", Text: t})
+			nicFull := hasSignal(findings, "nic")
+			switch {
+			case ratio > 1.1 && !nicFull:
+				advice = append(advice, "Below the NIC limit, more partitions raised throughput: more partitions (and consumers) are the lever here.")
+			case ratio <= 1.1 && !nicFull:
+				advice = append(advice, "More partitions did not raise throughput: the limit is elsewhere (client CPU, the server, the producers).")
+			}
+		}
+		if st.Lost > 0 || st.Duplicated > 0 || st.OutOfOrder > 0 || st.Unknown > 0 || !st.Drained {
+			findings = append(findings, Finding{Signal: "check", Text: fmt.Sprintf("The stream's check failed: %s lost, %s duplicated, %s out of order, drained %v.", units.Count(st.Lost), units.Count(st.Duplicated), units.Count(st.OutOfOrder), st.Drained)})
+		} else {
+			calm = append(calm, fmt.Sprintf("the stream lost, duplicated and reordered nothing (%s rows)", units.Count(st.Consumed)))
+		}
+	}
+	if ts := run.Timeseries; ts != nil {
+		if !strings.HasPrefix(ts.Check, "ok") && !strings.HasPrefix(ts.Check, "skipped") {
+			findings = append(findings, Finding{Signal: "check", Text: fmt.Sprintf("The ingest check says %q: %s written, %d stored.", ts.Check, units.Count(ts.Written), ts.Stored)})
+		}
+		if ts.Backpressure > 0.5 {
+			findings = append(findings, Finding{Signal: "backpressure", Text: fmt.Sprintf("Writers waited for the server %.0f %% of the time (backpressure): the server set the ingest rate.", 100*ts.Backpressure)})
+		}
+	}
+	if s.Integrity > 0 {
+		findings = append(findings, Finding{Signal: "check", Text: fmt.Sprintf("%s values read back did not match what was written (dataintegrity).", units.Count(s.Integrity))})
+	}
+	if s.Interrupted {
+		findings = append(findings, Finding{Signal: "interrupted", Text: "The run was interrupted: the figures cover what ran until the stop."})
+	}
+
+	if !hasAny(findings, "cpu", "nic", "errors", "target", "knee", "check", "backpressure") {
+		findings = append(findings, Finding{Signal: "none", Text: "No limit was measured on the client side: the database (or the workload's own settings) set the rate."})
+	}
+	if len(calm) > 0 {
+		findings = append(findings, Finding{Signal: "checked", Text: "Checked and not limiting: " + strings.Join(calm, "; ") + "."})
+	}
+	return findings, advice
+}
+
+func coresText(n int) string {
+	if n <= 0 {
+		return "cores"
+	}
+	if n == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%d cores", n)
+}
+
+// config names a segment's configuration: "threads 4, partitions 1".
+func config(g report.SegmentSummary) string {
+	t := fmt.Sprintf("threads %d, partitions %d", g.Threads, g.Partitions)
+	if g.Target > 0 {
+		t += ", target " + fmtRate(g.Target)
+	}
+	return t
+}
+
+func hasSignal(fs []Finding, sig string) bool { return hasAny(fs, sig) }
+
+func hasAny(fs []Finding, sigs ...string) bool {
+	for _, f := range fs {
+		for _, s := range sigs {
+			if f.Signal == s {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// previousLong is the last segment before i long enough to compare with.
+func previousLong(segs []report.SegmentSummary, i int) *report.SegmentSummary {
+	for j := i - 1; j >= 0; j-- {
+		if segs[j].DurationS >= minSweepSegmentS {
+			return &segs[j]
+		}
+	}
+	return nil
+}
+
+// intendedGrowth is the intended p99 (all operations) of the first and the
+// last interval inside segment g, when it grew past twice and 10 ms.
+func intendedGrowth(run *Run, g report.SegmentSummary) (first, last float64, ok bool) {
+	byEnd := map[int64]float64{}
+	for _, iv := range run.Intervals {
+		if !iv.Intended || iv.Load || iv.Failed || iv.StartS < g.StartS-0.05 || iv.EndS > g.StartS+g.DurationS+0.05 {
+			continue
+		}
+		k := int64(math.Round(iv.EndS * 1e3))
+		byEnd[k] = max(byEnd[k], float64(iv.H.ValueAtQuantile(99))/1e3)
+	}
+	if len(byEnd) < 2 {
+		return 0, 0, false
+	}
+	keys := make([]int64, 0, len(byEnd))
+	for k := range byEnd {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	first, last = byEnd[keys[0]], byEnd[keys[len(keys)-1]]
+	return first, last, last > 2*first && last > 10_000
+}

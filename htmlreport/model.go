@@ -1,0 +1,348 @@
+package htmlreport
+
+import (
+	"html/template"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"benchtop/engine/report"
+	"benchtop/engine/units"
+)
+
+// Report is the data model of the page: everything it shows, with the
+// figures of its tables and the points of its charts. Build and Compare
+// make it; Render draws it.
+type Report struct {
+	Title    string
+	Subtitle string
+	Compare  bool
+	// RunNames label the columns of the header (one per run).
+	RunNames []string
+	Header   []Fact
+	Headline []Figure
+	// Notes say what the exports lacked and what the page shows instead.
+	Notes []string
+	// Limits is "What limited this run".
+	Limits     []Finding
+	Advice     []string
+	Throughput *Chart
+	Latency    []*Chart
+	Spectrum   []*Chart
+	CPU        *Chart
+	NIC        *Chart
+	Operations *Table
+	Segments   *Table
+	Sweep      []*Chart
+	Stream     *Table
+	StreamInfo []Fact
+	StreamPlot []*Chart
+	TimeSeries *Table
+	TSInfo     []Fact
+	TSPlot     []*Chart
+	Events     *Table
+	Properties *Table
+	Problems   []string
+}
+
+// Fact is one line of a header: a label and one value per run.
+type Fact struct {
+	Label  string
+	Values []string
+}
+
+// Figure is one headline number.
+type Figure struct {
+	Label, Value, Note string
+}
+
+// Finding is one measured signal of what limited the run, with its figure.
+type Finding struct {
+	Signal string // cpu, nic, errors, target, knee, stream, check, none
+	Text   string
+}
+
+// Table is a table of the page. Cells keep the figure they show in a
+// machine-readable form (Value), written as data-value in the page.
+type Table struct {
+	ID      string
+	Caption string
+	Columns []string
+	Rows    []TRow
+}
+
+// TRow is one row; Class is best, knee, baseline or "".
+type TRow struct {
+	Class string
+	Cells []Cell
+}
+
+// Cell is one table cell: the text shown and, for figures, the JSON
+// member it comes from and its value there.
+type Cell struct {
+	Text  string
+	Key   string `json:",omitempty"`
+	Value string `json:",omitempty"`
+	Num   bool   `json:",omitempty"`
+}
+
+// Chart is one chart: its series and marks, drawn by gonum/plot.
+type Chart struct {
+	ID, Title, Caption string
+	XLabel, YLabel     string
+	// XQuantile draws x as 1/(1-q) on a log axis labelled in percentiles.
+	XQuantile bool
+	// LogY draws y on a log axis (a latency spectrum's long tail).
+	LogY bool
+	// Half is drawn two to a row on the page.
+	Half bool `json:"-"`
+	// YUS says y is a latency in microseconds: ticks read 500µs, 1.5ms.
+	YUS bool
+	// XCategories draws points with lines over a few discrete values.
+	Points bool
+	Series []Series
+	// Marks are vertical lines on the x axis (changes, marks).
+	Marks []Mark
+	// Levels are horizontal reference lines (90 % CPU, link speed).
+	Levels []Mark
+	SVG    template.HTML `json:"-"`
+}
+
+// Series is one line of a chart.
+type Series struct {
+	Name   string
+	Color  int  // index into the palette
+	Dashed bool // intended latency, baseline
+	Faint  bool
+	Points []XY
+}
+
+// XY is one point.
+type XY struct{ X, Y float64 }
+
+// Mark is a labelled line at X (vertical) or Y (horizontal).
+type Mark struct {
+	At    float64
+	Label string
+}
+
+// Build makes the report of one run.
+func Build(run *Run) *Report {
+	s := &run.Summary
+	r := &Report{
+		Title:    "benchtop report: " + titleOf(s),
+		Subtitle: subtitleOf(s),
+		RunNames: []string{"run"},
+	}
+	r.Header = header([]*Run{run})
+	r.Headline = headline(run)
+	r.Operations = operationsTable(s)
+	r.Segments = segmentsTable(s)
+	r.Events = eventsTable(s)
+	r.Properties = propertiesTable(s)
+	r.Throughput = throughputChart(run, &r.Notes)
+	r.Latency = latencyCharts(run, &r.Notes)
+	r.Spectrum = spectrumCharts(run, &r.Notes)
+	r.CPU, r.NIC = hostCharts(run, &r.Notes)
+	r.Sweep = sweepCharts(s)
+	streamSection(r, run)
+	timeseriesSection(r, run)
+	r.Problems = run.Problems
+	r.Limits, r.Advice = limits(run)
+	return r
+}
+
+func titleOf(s *report.Summary) string {
+	t := s.Workload
+	if t == "" {
+		t = s.Command
+	}
+	if s.Database != "" {
+		t += " on " + s.Database
+	}
+	return t
+}
+
+func subtitleOf(s *report.Summary) string {
+	parts := []string{}
+	if !s.Start.IsZero() {
+		parts = append(parts, s.Start.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	parts = append(parts, fmtSeconds(float64(s.RuntimeMS)/1e3))
+	if s.Mix != "" {
+		parts = append(parts, s.Mix)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// header is the metadata block, one value per run.
+func header(runs []*Run) []Fact {
+	rows := []struct {
+		label string
+		get   func(s *report.Summary) string
+	}{
+		{"Command line", func(s *report.Summary) string {
+			if s.CommandLine != "" {
+				return s.CommandLine
+			}
+			return "benchtop " + s.Command + " " + s.Database
+		}},
+		{"Adapter", func(s *report.Summary) string { return s.Database }},
+		{"Target", func(s *report.Summary) string { return orDash(s.Target) }},
+		{"Workload", func(s *report.Summary) string { return s.Workload }},
+		{"Mix", func(s *report.Summary) string { return orDash(s.Mix) }},
+		{"Start", func(s *report.Summary) string {
+			if s.Start.IsZero() {
+				return "—"
+			}
+			return s.Start.UTC().Format("2006-01-02 15:04:05 UTC")
+		}},
+		{"Duration", durationText},
+		{"Host", func(s *report.Summary) string {
+			if s.Host == nil {
+				return "—"
+			}
+			return strings.TrimSpace(s.Host.Hostname + " (" + s.Host.OS + "/" + s.Host.Arch + ")")
+		}},
+		{"CPU", func(s *report.Summary) string {
+			if s.Host == nil {
+				return "—"
+			}
+			m := s.Host.CPUModel
+			if m == "" {
+				m = "unknown model"
+			}
+			return m + ", " + strconv.Itoa(s.Host.Cores) + " logical cores"
+		}},
+		{"Network", func(s *report.Summary) string {
+			if s.Host == nil || len(s.Host.NICs) == 0 {
+				return "no interface besides loopback"
+			}
+			var out []string
+			for _, n := range s.Host.NICs {
+				sp := "link speed unknown"
+				if n.SpeedMbps > 0 {
+					sp = linkText(n.SpeedMbps)
+				}
+				out = append(out, n.Name+" ("+sp+")")
+			}
+			return strings.Join(out, ", ")
+		}},
+		{"Clients", func(s *report.Summary) string { return "1 (this host; no agents)" }},
+		{"Version", func(s *report.Summary) string { return "benchtop " + orDash(s.Version) }},
+	}
+	var out []Fact
+	for _, row := range rows {
+		f := Fact{Label: row.label}
+		for _, run := range runs {
+			f.Values = append(f.Values, row.get(&run.Summary))
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func durationText(s *report.Summary) string {
+	var parts []string
+	for _, p := range s.Phases {
+		parts = append(parts, p.Phase+" "+fmtSeconds(float64(p.RuntimeMS)/1e3))
+	}
+	t := strings.Join(parts, ", ")
+	if s.Interrupted {
+		t += " (interrupted)"
+	}
+	return orDash(t)
+}
+
+func linkText(mbps int) string {
+	if mbps >= 1000 && mbps%1000 == 0 {
+		return strconv.Itoa(mbps/1000) + " Gbit/s"
+	}
+	return strconv.Itoa(mbps) + " Mbit/s"
+}
+
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "—"
+	}
+	return s
+}
+
+// headline is the row of big figures.
+func headline(run *Run) []Figure {
+	s := &run.Summary
+	out := []Figure{{Label: "throughput", Value: fmtRate(s.Throughput) + " ops/s", Note: "over the " + lastPhase(s) + " phase"}}
+	var ops, errs int64
+	for _, o := range s.Operations {
+		ops += o.Count
+		errs += o.Errors
+	}
+	out = append(out, Figure{Label: "operations", Value: units.Count(ops)})
+	note := "none"
+	if errs > 0 {
+		note = strconv.FormatFloat(100*float64(errs)/float64(max(ops, 1)), 'f', 3, 64) + " % of operations"
+	}
+	out = append(out, Figure{Label: "errors", Value: units.Count(errs), Note: note})
+	for _, o := range s.Operations {
+		st := o.OpStats
+		label := "p99 " + o.Name
+		if o.Intended != nil {
+			st, label = *o.Intended, "p99 "+o.Name+" (intended)"
+		}
+		out = append(out, Figure{Label: label, Value: fmtUS(st.P99US)})
+	}
+	if st := run.Stream; st != nil {
+		out = append(out, Figure{Label: "rows/s consumed", Value: fmtRate(st.StableRowsPerSec), Note: "stable (median)"},
+			Figure{Label: "MB/s consumed", Value: strconv.FormatFloat(st.StableMBPerSec, 'f', 1, 64)})
+	}
+	if ts := run.Timeseries; ts != nil {
+		out = append(out, Figure{Label: "records/s", Value: fmtRate(ts.RecordsPerSec)},
+			Figure{Label: "MB/s", Value: strconv.FormatFloat(ts.MBPerSec, 'f', 2, 64)})
+	}
+	return out
+}
+
+func lastPhase(s *report.Summary) string {
+	if n := len(s.Phases); n > 0 {
+		return s.Phases[n-1].Phase
+	}
+	return s.Command
+}
+
+// Formatting: figures as a reader wants them, values as the JSON has them.
+
+func fmtRate(v float64) string { return units.Count(int64(math.Round(v))) }
+
+func fmtUS(us float64) string {
+	return report.FormatDuration(time.Duration(math.Round(us * 1e3)))
+}
+
+func fmtSeconds(s float64) string {
+	d := time.Duration(s * float64(time.Second))
+	switch {
+	case d < time.Minute:
+		return strconv.FormatFloat(s, 'f', 1, 64) + " s"
+	case d < time.Hour:
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Minute).String()
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func numCell(text, key string, v float64) Cell {
+	return Cell{Text: text, Key: key, Value: num(v), Num: true}
+}
+
+func textCell(t string) Cell { return Cell{Text: t} }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
