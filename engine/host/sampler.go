@@ -43,6 +43,7 @@ type Sampler struct {
 	cpuPrev []cpu.TimesStat // per core, as read
 
 	procOK   bool
+	procPct  float64 // the last figure computed
 	procPrev float64 // user+system seconds
 	procAt   time.Time
 
@@ -266,12 +267,20 @@ func (s *Sampler) readProc(now time.Time) (float64, bool) {
 	return cpuSec, true
 }
 
+// minProcSpan is the shortest span a process-CPU figure is computed
+// over: /proc counts CPU time in 10 ms ticks, so over a few milliseconds
+// one tick reads as thousands of percent. A reading sooner than this
+// repeats the previous figure and keeps the baseline.
+const minProcSpan = 100 * time.Millisecond
+
 func (s *Sampler) sampleProc() (pct float64, rss uint64) {
 	prev, prevAt, prevOK := s.procPrev, s.procAt, s.procOK
 	now := time.Now()
-	cur, ok := s.readProc(now)
-	if ok && prevOK {
+	if prevOK && now.Sub(prevAt) < minProcSpan {
+		pct = s.procPct
+	} else if cur, ok := s.readProc(now); ok && prevOK {
 		pct = procPercent(prev, cur, now.Sub(prevAt))
+		s.procPct = pct
 	}
 	if s.proc != nil {
 		if m, err := s.proc.MemoryInfo(); err == nil && m != nil {

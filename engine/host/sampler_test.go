@@ -430,3 +430,20 @@ func TestReadFacts(t *testing.T) {
 		t.Fatalf("ReadFacts() = %+v: want cores >= 1, OS and arch", f)
 	}
 }
+
+// Two readings a few milliseconds apart do not turn one 10 ms tick of
+// /proc into thousands of percent (the HTML report saw 3767 % at a run's
+// first interval).
+func TestProcCPUOverAShortSpanIsNotInflated(t *testing.T) {
+	s := NewSampler()
+	for i := 0; i < 50; i++ {
+		x := 0
+		for j := range 200000 {
+			x += j
+		}
+		_ = x
+		if got := s.Sample(); got.ProcCPU > 100*float64(runtime.NumCPU())+5 {
+			t.Fatalf("reading %d: ProcCPU %.0f %% on %d cores", i, got.ProcCPU, runtime.NumCPU())
+		}
+	}
+}
