@@ -16,7 +16,7 @@
 # listens on 127.0.0.1 only.
 set -euo pipefail
 SRV_NAME=dynamodb
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 VERSION=4.0.0

@@ -23,7 +23,7 @@
 #                          (default the HTTP port + 2: 8088 for 8086)
 set -euo pipefail
 SRV_NAME=influx
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PORT=${BENCHTOP_INFLUX_PORT:-8086}

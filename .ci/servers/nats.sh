@@ -17,7 +17,7 @@
 # server listens on 127.0.0.1 only, without authentication.
 set -euo pipefail
 SRV_NAME=nats
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PORT=${BENCHTOP_NATS_PORT:-4222}

@@ -18,7 +18,7 @@
 # 127.0.0.1 only, with protected mode on and no password.
 set -euo pipefail
 SRV_NAME=redis
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PORT=${BENCHTOP_REDIS_PORT:-6379}
