@@ -41,8 +41,15 @@ start() {
 		print_env
 		return 0
 	fi
+	if ! command -v redis-server >/dev/null; then
+		srv_apt_install redis-server redis-server
+		# The package may start a system service on the default port: ours
+		# is started below, so stop that one if it took our port.
+		if command -v service >/dev/null && [[ $PORT == 6379 ]]; then
+			service redis-server stop >&2 2>/dev/null || true
+		fi
+	fi
 	port_open "$PORT" && die "$SRV_HOST:$PORT is already in use by another process; set BENCHTOP_REDIS_PORT"
-	srv_apt_install redis-server redis-server
 	mkdir -p "$RUN_DIR"
 	srv_launch "$PID_FILE" "$LOG_FILE" redis-server --bind "$SRV_HOST" --port "$PORT" \
 		--save "" --appendonly no --daemonize no --dir "$RUN_DIR" \
