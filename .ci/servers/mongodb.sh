@@ -10,8 +10,8 @@
 # (_jsonb->'_id') and the database plans every query with its parameters
 # (plan_cache_mode=force_custom_plan): without both, FerretDB scans a whole
 # table for a find by _id. Only if PostgreSQL cannot start does it fall back
-# to FerretDB's SQLite handler (said on stderr and in the `#` comment); SQLite
-# is about 60 times slower for finds by _id.
+# to FerretDB's SQLite handler (said on stderr and in the `#` comment): at
+# 10,000 documents it did 14 finds by _id per second here, against 2,000-2,800.
 # FerretDB answers the wire protocol, not MongoDB's performance: never present
 # its throughput as MongoDB's.
 #
