@@ -17,58 +17,29 @@
 # works; progress and server output go to stderr or the log file.
 #
 # Environment:
-#   BENCHTOP_INFLUX_PORT   loopback HTTP port (default 8086)
+#   BENCHTOP_INFLUX_PORT   loopback HTTP port (default 8086); the state folder
+#                          ${TMPDIR:-/tmp}/benchtop-influx-PORT is keyed by it
 #   BENCHTOP_INFLUX_RPC    loopback port of the internal RPC (backup) service
-#                          (default 8088)
+#                          (default the HTTP port + 2: 8088 for 8086)
 set -euo pipefail
+SRV_NAME=influx
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PORT=${BENCHTOP_INFLUX_PORT:-8086}
-RPC_PORT=${BENCHTOP_INFLUX_RPC:-8088}
-HOST=127.0.0.1 # loopback only, ever
-RUN_DIR=${TMPDIR:-/tmp}/benchtop-influx-$PORT
+srv_port BENCHTOP_INFLUX_PORT "$PORT"
+RPC_PORT=${BENCHTOP_INFLUX_RPC:-$((PORT + 2))}
+srv_port BENCHTOP_INFLUX_RPC "$RPC_PORT"
+HOST=$SRV_HOST
+RUN_DIR=$(srv_state_dir "$PORT")
 PID_FILE=$RUN_DIR/influxd.pid
 LOG_FILE=$RUN_DIR/influxd.log
 CONF=$RUN_DIR/influxdb.conf
-
-log() { echo "influx.sh: $*" >&2; }
-die() { log "$*"; exit 1; }
-
-for p in "$PORT" "$RPC_PORT"; do
-	case $p in
-	'' | *[!0-9]*) die "BENCHTOP_INFLUX_PORT and BENCHTOP_INFLUX_RPC must be port numbers, not '$p'" ;;
-	esac
-done
-
-install() {
-	if command -v influxd >/dev/null; then
-		return 0
-	fi
-	command -v apt-get >/dev/null || die "influxd is missing and apt-get is not available to install it"
-	log "installing Debian's influxdb package"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y --no-install-recommends influxdb >&2; then
-		apt-get update >&2 || die "apt-get update failed"
-		apt-get install -y --no-install-recommends influxdb >&2 || die "apt-get install influxdb failed"
-	fi
-	command -v influxd >/dev/null || die "influxd is still missing after installing influxdb"
-}
-
-# running prints the pid of our live server, if any.
-running() {
-	[[ -f $PID_FILE ]] || return 1
-	local pid
-	pid=$(cat "$PID_FILE")
-	[[ $pid =~ ^[0-9]+$ ]] || return 1
-	# Check it is still our influxd, not a recycled pid.
-	[[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "influxd.*$CONF" || return 1
-	echo "$pid"
-}
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+MARKS=(influxd "$CONF")
 
 # ping succeeds when /ping answers 204.
 ping() {
-	local code
+	local code status
 	if command -v curl >/dev/null; then
 		code=$(curl -s -o /dev/null -m 2 -w '%{http_code}' "http://$HOST:$PORT/ping" 2>/dev/null) || return 1
 		[[ $code == 204 ]]
@@ -77,8 +48,10 @@ ping() {
 	# Without curl: a bare HTTP/1.0 request over bash's /dev/tcp.
 	exec 3<>"/dev/tcp/$HOST/$PORT" 2>/dev/null || return 1
 	printf 'GET /ping HTTP/1.0\r\nHost: %s\r\n\r\n' "$HOST" >&3
-	local status
-	IFS= read -r -t 2 status <&3 || { exec 3>&-; return 1; }
+	IFS= read -r -t 2 status <&3 || {
+		exec 3>&-
+		return 1
+	}
 	exec 3>&-
 	[[ $status == *" 204 "* ]]
 }
@@ -116,65 +89,30 @@ EOF
 }
 
 print_env() {
-	echo "# InfluxDB $(influxd version 2>/dev/null | awk '{print $2}') on $HOST:$PORT, pid file $PID_FILE, log $LOG_FILE"
+	echo "# InfluxDB $(influxd version 2>/dev/null | awk '{print $2}') on $HOST:$PORT (RPC $HOST:$RPC_PORT), pid file $PID_FILE, log $LOG_FILE"
 	echo "export BENCHTOP_INFLUX_URL=http://$HOST:$PORT"
 }
 
 start() {
-	if running >/dev/null; then
-		log "already running (pid $(running))"
+	local pid p
+	if pid=$(srv_pid "$PID_FILE" "${MARKS[@]}"); then
+		log "already running (pid $pid)"
 		print_env
 		return 0
 	fi
 	for p in "$PORT" "$RPC_PORT"; do
-		if port_open "$p"; then
-			die "$HOST:$p is already in use by another process; set BENCHTOP_INFLUX_PORT / BENCHTOP_INFLUX_RPC"
-		fi
+		port_open "$p" && die "$HOST:$p is already in use by another process; set BENCHTOP_INFLUX_PORT / BENCHTOP_INFLUX_RPC"
 	done
-	install
+	srv_apt_install influxdb influxd
 	write_config
-	nohup influxd -config "$CONF" </dev/null >>"$LOG_FILE" 2>&1 &
-	local pid=$!
-	echo "$pid" >"$PID_FILE"
-	local i
-	for ((i = 0; i < 300; i++)); do # 30 s at most
-		if ! kill -0 "$pid" 2>/dev/null; then
-			tail -n 20 "$LOG_FILE" >&2 || true
-			die "influxd exited at start (log above, $LOG_FILE)"
-		fi
-		if ping; then
-			log "InfluxDB is up on $HOST:$PORT (pid $pid)"
-			print_env
-			return 0
-		fi
-		sleep 0.1
-	done
-	kill "$pid" 2>/dev/null || true
-	die "InfluxDB did not answer /ping on $HOST:$PORT within 30s ($LOG_FILE)"
+	srv_launch "$PID_FILE" "$LOG_FILE" influxd -config "$CONF"
+	srv_wait_up "$SRV_PID" "$LOG_FILE" 30 "InfluxDB on $HOST:$PORT" ping
+	print_env
 }
 
 stop() {
-	local pid
-	if pid=$(running); then
-		kill "$pid" 2>/dev/null || true
-		local i
-		for ((i = 0; i < 100; i++)); do # 10 s, then the hard way
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$pid" 2>/dev/null || true
-		log "stopped InfluxDB (pid $pid)"
-	else
-		log "not running"
-	fi
-	rm -rf "$RUN_DIR"
+	srv_stop "$PID_FILE" InfluxDB TERM "${MARKS[@]}"
+	srv_remove_state "$RUN_DIR"
 }
 
-case ${1:-} in
-start) start ;;
-stop) stop ;;
-*)
-	echo "usage: $0 start|stop" >&2
-	exit 2
-	;;
-esac
+srv_main "$@"

@@ -11,107 +11,56 @@
 # sets BENCHTOP_REDIS_ADDR; everything else goes to stderr.
 #
 # Environment:
-#   BENCHTOP_REDIS_PORT   loopback port (default 6379)
+#   BENCHTOP_REDIS_PORT   loopback port (default 6379); the state folder
+#                         ${TMPDIR:-/tmp}/benchtop-redis-PORT is keyed by it
 #
 # The server keeps nothing on disk (--save "" --appendonly no) and listens on
 # 127.0.0.1 only, with protected mode on and no password.
 set -euo pipefail
+SRV_NAME=redis
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PORT=${BENCHTOP_REDIS_PORT:-6379}
-HOST=127.0.0.1 # loopback only, ever
-RUN_DIR=${TMPDIR:-/tmp}/benchtop-redis-$PORT
+srv_port BENCHTOP_REDIS_PORT "$PORT"
+RUN_DIR=$(srv_state_dir "$PORT")
 PID_FILE=$RUN_DIR/redis.pid
 LOG_FILE=$RUN_DIR/redis.log
-
-log() { echo "redis.sh: $*" >&2; }
-die() { log "$*"; exit 1; }
-
-case $PORT in
-'' | *[!0-9]*) die "BENCHTOP_REDIS_PORT must be a port number, not '$PORT'" ;;
-esac
-
-install() {
-	if command -v redis-server >/dev/null; then
-		return 0
-	fi
-	command -v apt-get >/dev/null || die "redis-server is missing and apt-get is not available to install it"
-	log "installing redis-server from Debian's packages"
-	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; } >&2 ||
-		die "apt-get install redis-server failed"
-	# The package may start a system service on the default port: ours is
-	# started below, so stop that one if it took our port.
-	if command -v service >/dev/null && [[ $PORT == 6379 ]]; then
-		service redis-server stop >&2 2>/dev/null || true
-	fi
-	command -v redis-server >/dev/null || die "redis-server is still missing after the install"
-}
-
-# running prints the pid of our live server, if any.
-running() {
-	[[ -f $PID_FILE ]] || return 1
-	local pid
-	pid=$(cat "$PID_FILE")
-	[[ $pid =~ ^[0-9]+$ ]] || return 1
-	[[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "redis-server" || return 1
-	echo "$pid"
-}
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null; }
+# --set-proc-title no keeps the command line (and so RUN_DIR) in /proc.
+MARKS=(redis-server "$RUN_DIR")
 
 print_env() {
-	echo "# $(redis-server --version | cut -d' ' -f1-3) on $HOST:$PORT, pid file $PID_FILE, log $LOG_FILE"
-	echo "export BENCHTOP_REDIS_ADDR=$HOST:$PORT"
+	echo "# $(redis-server --version | cut -d' ' -f1-3) on $SRV_HOST:$PORT, pid file $PID_FILE, log $LOG_FILE"
+	echo "export BENCHTOP_REDIS_ADDR=$SRV_HOST:$PORT"
 }
 
 start() {
-	if running >/dev/null; then
-		log "already running (pid $(running))"
+	local pid
+	if pid=$(srv_pid "$PID_FILE" "${MARKS[@]}"); then
+		log "already running (pid $pid)"
 		print_env
 		return 0
 	fi
-	install
-	if port_open; then
-		die "$HOST:$PORT is already in use by another process; set BENCHTOP_REDIS_PORT"
-	fi
-	mkdir -p "$RUN_DIR"
-	redis-server --bind "$HOST" --port "$PORT" --save "" --appendonly no \
-		--daemonize yes --dir "$RUN_DIR" --pidfile "$PID_FILE" --logfile "$LOG_FILE" \
-		--protected-mode yes >&2 || die "redis-server did not start ($LOG_FILE)"
-	local i
-	for ((i = 0; i < 100; i++)); do # 10 s
-		if port_open && running >/dev/null; then
-			log "redis-server is up on $HOST:$PORT (pid $(running))"
-			print_env
-			return 0
+	if ! command -v redis-server >/dev/null; then
+		srv_apt_install redis-server redis-server
+		# The package may start a system service on the default port: ours
+		# is started below, so stop that one if it took our port.
+		if command -v service >/dev/null && [[ $PORT == 6379 ]]; then
+			service redis-server stop >&2 2>/dev/null || true
 		fi
-		sleep 0.1
-	done
-	tail -n 20 "$LOG_FILE" >&2 || true
-	die "redis-server did not answer on $HOST:$PORT within 10s ($LOG_FILE)"
+	fi
+	port_open "$PORT" && die "$SRV_HOST:$PORT is already in use by another process; set BENCHTOP_REDIS_PORT"
+	mkdir -p "$RUN_DIR"
+	srv_launch "$PID_FILE" "$LOG_FILE" redis-server --bind "$SRV_HOST" --port "$PORT" \
+		--save "" --appendonly no --daemonize no --dir "$RUN_DIR" \
+		--protected-mode yes --set-proc-title no
+	srv_wait_up "$SRV_PID" "$LOG_FILE" 10 "redis-server on $SRV_HOST:$PORT" port_open "$PORT"
+	print_env
 }
 
 stop() {
-	local pid
-	if pid=$(running); then
-		kill "$pid" 2>/dev/null || true
-		local i
-		for ((i = 0; i < 100; i++)); do # 10 s, then the hard way
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$pid" 2>/dev/null || true
-		log "stopped redis-server (pid $pid)"
-	else
-		log "not running"
-	fi
-	rm -rf "$RUN_DIR"
+	srv_stop "$PID_FILE" redis-server TERM "${MARKS[@]}"
+	srv_remove_state "$RUN_DIR"
 }
 
-case ${1:-} in
-start) start ;;
-stop) stop ;;
-*)
-	echo "usage: $0 start|stop" >&2
-	exit 2
-	;;
-esac
+srv_main "$@"
