@@ -63,15 +63,15 @@ func zeta(st, n int64, theta, initial float64) float64 {
 //
 // Building a Zipfian costs O(hi-lo) (the zeta sum), as in YCSB.
 type Zipfian struct {
-	base   int64
-	items  int64
-	theta  float64
-	alpha  float64 // 1/(1-theta)
+	base  int64
+	items int64
+	theta float64
+	alpha float64 // 1/(1-theta)
 	// ipow is alpha as a whole number when alpha is one to within
 	// rounding (theta 0.99 gives alpha 99.99999999999991): x^ipow by
 	// squaring is the same power to within a few ulps and several times
 	// faster than Exp(alpha*Log(x)). 0 when alpha is not whole.
-	ipow int
+	ipow   int
 	zeta2  float64 // zeta(2, theta) = 1 + 0.5^theta
 	etaNum float64 // 1 - (2/items)^(1-theta)
 

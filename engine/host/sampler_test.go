@@ -15,6 +15,8 @@ import (
 
 	"github.com/shirou/gopsutil/v4/cpu"
 	"github.com/shirou/gopsutil/v4/net"
+
+	"benchtop/engine/units"
 )
 
 func TestCPUPercent(t *testing.T) {
@@ -272,7 +274,7 @@ func TestSampleProcCPU(t *testing.T) {
 	if got.Time.IsZero() {
 		t.Error("Time is zero")
 	}
-	t.Logf("ProcCPU %.1f%% CPUTotal %.1f%% per core %.0f RSS %s", got.ProcCPU, got.CPUTotal, got.CPUPerCore, FormatBytes(got.ProcRSS))
+	t.Logf("ProcCPU %.1f%% CPUTotal %.1f%% per core %.0f RSS %s", got.ProcCPU, got.CPUTotal, got.CPUPerCore, units.Bytes(got.ProcRSS))
 }
 
 // selfCPU is this process's user+system CPU time so far.
@@ -329,10 +331,10 @@ func TestSampleLoopbackTraffic(t *testing.T) {
 		t.Error("Loopback.Loopback = false")
 	}
 	if rx := got.Loopback.RxBytesPerSec * elapsed; rx < size {
-		t.Errorf("loopback rx %.0f bytes over %.3fs (%s), want >= %d", rx, elapsed, FormatBytesRate(got.Loopback.RxBytesPerSec), size)
+		t.Errorf("loopback rx %.0f bytes over %.3fs (%s), want >= %d", rx, elapsed, units.BytesRate(got.Loopback.RxBytesPerSec), size)
 	}
 	if tx := got.Loopback.TxBytesPerSec * elapsed; tx < size {
-		t.Errorf("loopback tx %.0f bytes over %.3fs (%s), want >= %d", tx, elapsed, FormatBytesRate(got.Loopback.TxBytesPerSec), size)
+		t.Errorf("loopback tx %.0f bytes over %.3fs (%s), want >= %d", tx, elapsed, units.BytesRate(got.Loopback.TxBytesPerSec), size)
 	}
 	if got.Loopback.Utilisation() != -1 {
 		t.Errorf("loopback Utilisation = %v, want -1 (no link speed)", got.Loopback.Utilisation())
@@ -348,7 +350,7 @@ func TestSampleLoopbackTraffic(t *testing.T) {
 			t.Errorf("NICs not busiest first: %+v before %+v", a, b)
 		}
 	}
-	t.Logf("loopback %s rx %s tx; NICs %+v", FormatBytesRate(got.Loopback.RxBytesPerSec), FormatBytesRate(got.Loopback.TxBytesPerSec), got.NICs)
+	t.Logf("loopback %s rx %s tx; NICs %+v", units.BytesRate(got.Loopback.RxBytesPerSec), units.BytesRate(got.Loopback.TxBytesPerSec), got.NICs)
 }
 
 func TestLatestAndRun(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"benchtop/engine/host"
 	"benchtop/engine/units"
 )
 
@@ -94,11 +93,11 @@ func Bytes(v float64) string {
 	if !(v > 0) {
 		v = 0
 	}
-	return host.FormatBytes(uint64(v))
+	return units.Bytes(uint64(v))
 }
 
 // BytesRate formats a rate in bytes per second: 2.0 MB/s.
-func BytesRate(v float64) string { return host.FormatBytesRate(v) }
+func BytesRate(v float64) string { return units.BytesRate(v) }
 
 // LinkSpeed formats a link speed given in Mbit/s: 100M, 1G, 10G, 2.5G.
 func LinkSpeed(mbps int) string {

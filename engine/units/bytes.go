@@ -1,4 +1,4 @@
-package host
+package units
 
 import (
 	"math"
@@ -9,19 +9,19 @@ import (
 // decimal (1 Gbit/s = 125 MB/s), so sizes are too, for one consistent scale.
 var decimalUnits = [...]string{"B", "kB", "MB", "GB", "TB", "PB", "EB"}
 
-// FormatBytesRate formats a rate in bytes/s with decimal units, for
+// BytesRate formats a rate in bytes/s with decimal units, for
 // example "0 B/s", "512 B/s", "2.1 MB/s", "125 MB/s". Negative and NaN
 // rates format as "0 B/s".
-func FormatBytesRate(bps float64) string {
+func BytesRate(bps float64) string {
 	if !(bps > 0) { // also NaN
 		bps = 0
 	}
 	return formatDecimal(bps) + "/s"
 }
 
-// FormatBytes formats a byte count with decimal units, for example
+// Bytes formats a byte count with decimal units, for example
 // "0 B", "812 kB", "61 MB", "1.2 GB".
-func FormatBytes(n uint64) string {
+func Bytes(n uint64) string {
 	return formatDecimal(float64(n))
 }
 
@@ -50,14 +50,4 @@ func roundFor(u int, v float64) float64 {
 		return math.Round(v*10) / 10
 	}
 	return math.Round(v)
-}
-
-// Utilisation is the share of the link speed used, 0-1, by the busier
-// direction (links are full duplex), or -1 when the speed is unknown.
-func (n NIC) Utilisation() float64 {
-	if n.SpeedMbps <= 0 {
-		return -1
-	}
-	bps := max(n.RxBytesPerSec, n.TxBytesPerSec) * 8
-	return clamp(bps/(float64(n.SpeedMbps)*1e6), 0, 1)
 }
