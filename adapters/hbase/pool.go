@@ -136,7 +136,7 @@ func dial(ctx context.Context, cfg Config) (*conn, error) {
 	d := net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
 	nc, err := d.DialContext(ctx, "tcp", cfg.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", cfg.Addr, err)
+		return nil, err // a *net.OpError, which names the address
 	}
 	if tc, ok := nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
