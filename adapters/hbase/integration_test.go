@@ -11,6 +11,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/adapters/adaptertest"
+	"benchtop/adapters/hbase/thrift2"
 )
 
 // openTestServer opens the adapter against BENCHTOP_HBASE_THRIFT, or skips.
@@ -229,5 +230,42 @@ func TestManyWorkers(t *testing.T) {
 	}
 	if open, _ := db.pool.stats(); open > workers {
 		t.Errorf("%d connections open for %d workers", open, workers)
+	}
+}
+
+// hbase.createtable makes the table, pre-split into hbase.regions regions,
+// and leaves an existing one alone.
+func TestCreateTable(t *testing.T) {
+	name := fmt.Sprintf("bttest_create_%d", time.Now().UnixNano())
+	db := openTestServer(t, PropCreateTable, "true", PropRegions, "4", PropTable, name)
+	ctx := t.Context()
+	defer func() {
+		ctx := context.WithoutCancel(ctx)
+		tn := tableName(name)
+		if err := db.call(ctx, func(ctx context.Context, c *thrift2.THBaseServiceClient) error {
+			if err := c.DisableTable(ctx, tn); err != nil {
+				return err
+			}
+			return c.DeleteTable(ctx, tn)
+		}); err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+	}()
+	var regions []*thrift2.THRegionLocation
+	if err := db.call(ctx, func(ctx context.Context, c *thrift2.THBaseServiceClient) error {
+		var err error
+		regions, err = c.GetAllRegionLocations(ctx, []byte(name))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(regions) != 4 {
+		t.Errorf("table made with hbase.regions=4 has %d regions", len(regions))
+	}
+	if err := db.Insert(ctx, name, "user5000", []adapters.Field{{Name: "f0", Value: []byte("v")}}); err != nil {
+		t.Errorf("Insert into the new table: %v", err)
+	}
+	if err := db.CreateTable(ctx, name, 4); err != nil {
+		t.Errorf("CreateTable of an existing table: %v, want nothing done", err)
 	}
 }
