@@ -24,6 +24,7 @@ import (
 
 	"benchtop/adapters"
 	_ "benchtop/adapters/dynamodb"
+	_ "benchtop/adapters/hbase"
 	_ "benchtop/adapters/influx"
 	_ "benchtop/adapters/memory"
 	_ "benchtop/adapters/mongodb"
