@@ -21,6 +21,10 @@ type Config struct {
 	MinFieldLength   int
 	ReadAllFields    bool
 	WriteAllFields   bool
+	// ReadFields and WriteFields are the fields reads/scans and updates
+	// touch: from readfields/writefields when given, else YCSB's
+	// readallfields/writeallfields (all, or one at random).
+	ReadFields, WriteFields Fields
 	FieldNamePrefix  string
 	DataIntegrity    bool
 	ReadProportion   float64
@@ -52,6 +56,7 @@ var properties = []string{
 	"hotspotdatafraction", "hotspotopnfraction", "exponential.percentile", "exponential.frac",
 	"minscanlength", "maxscanlength", "scanlengthdistribution", "insertorder",
 	"insertstart", "insertcount", "zeropadding", "fieldnameprefix", "dataintegrity",
+	"readfields", "writefields",
 }
 
 // ParseConfig reads and checks the core workload's properties for a load
@@ -73,6 +78,9 @@ func ParseConfig(command string, p adapters.Properties) (*Config, error) {
 	c.ReadAllFields = r.Bool("readallfields", true)
 	c.WriteAllFields = r.Bool("writeallfields", false)
 	c.FieldNamePrefix = r.String("fieldnameprefix", "field")
+	names := fieldNames(c.FieldNamePrefix, c.FieldCount)
+	c.ReadFields = parseFields(r, "readfields", "readallfields", true, names)
+	c.WriteFields = parseFields(r, "writefields", "writeallfields", false, names)
 	c.DataIntegrity = r.Bool("dataintegrity", false)
 	c.ReadProportion = r.Float("readproportion", 0.95, 0, math.MaxFloat64)
 	c.UpdateProportion = r.Float("updateproportion", 0.05, 0, math.MaxFloat64)

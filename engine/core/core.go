@@ -76,6 +76,7 @@ type coreWorkload struct {
 	cfg        *Config
 	db         adapters.DB
 	fieldNames []string
+	readNames  []string // the fixed fields of reads and scans, when fixed
 	ops        *gen.Discrete
 	keyChooser gen.Generator
 	fieldLen   gen.Generator
@@ -95,8 +96,9 @@ func New(cfg *Config, db adapters.DB) (workload.Workload, error) { return newCor
 
 func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 	w := &coreWorkload{cfg: cfg, db: db, batch: 1}
-	for i := 0; i < cfg.FieldCount; i++ {
-		w.fieldNames = append(w.fieldNames, cfg.FieldNamePrefix+strconv.Itoa(i))
+	w.fieldNames = fieldNames(cfg.FieldNamePrefix, cfg.FieldCount)
+	for _, i := range cfg.ReadFields.Fixed {
+		w.readNames = append(w.readNames, w.fieldNames[i])
 	}
 	w.ops = gen.NewDiscrete()
 	if cfg.ReadProportion > 0 {
@@ -222,7 +224,8 @@ type coreWorker struct {
 	valBufs [][]byte
 	readDst []adapters.Field
 	scanDst []adapters.Record
-	one     [1]string
+	names   []string // the field names of one read, when drawn at random
+	perm    []int    // field indexes, shuffled in part to draw distinct fields
 	batch   []adapters.Record
 }
 
@@ -234,6 +237,11 @@ func (w *coreWorkload) newWorker(seed uint64) *coreWorker {
 		values:  make([]adapters.Field, 0, len(w.fieldNames)),
 		valBufs: make([][]byte, len(w.fieldNames)),
 		readDst: make([]adapters.Field, 0, len(w.fieldNames)),
+		names:   make([]string, 0, len(w.fieldNames)),
+		perm:    make([]int, len(w.fieldNames)),
+	}
+	for i := range cw.perm {
+		cw.perm[i] = i
 	}
 	return cw
 }
@@ -267,22 +275,6 @@ func (cw *coreWorker) nextKeynum() int64 {
 	}
 }
 
-// buildValues fills cw.values for key with either all fields or one
-// random field.
-func (cw *coreWorker) buildValues(key string, all bool) []adapters.Field {
-	w := cw.w
-	cw.values = cw.values[:0]
-	if all {
-		for i, name := range w.fieldNames {
-			cw.values = append(cw.values, adapters.Field{Name: name, Value: cw.value(i, key, name)})
-		}
-		return cw.values
-	}
-	i := cw.r.IntN(len(w.fieldNames))
-	name := w.fieldNames[i]
-	return append(cw.values, adapters.Field{Name: name, Value: cw.value(i, key, name)})
-}
-
 func (cw *coreWorker) value(i int, key, field string) []byte {
 	w := cw.w
 	size := int(w.fieldLen.Next(cw.r))
@@ -292,15 +284,6 @@ func (cw *coreWorker) value(i int, key, field string) []byte {
 	}
 	off := cw.r.IntN(len(w.randPool) - size + 1)
 	return w.randPool[off : off+size : off+size]
-}
-
-// readFields returns nil (all fields) or one random field name.
-func (cw *coreWorker) readFields() []string {
-	if cw.w.cfg.ReadAllFields {
-		return nil
-	}
-	cw.one[0] = cw.w.fieldNames[cw.r.IntN(len(cw.w.fieldNames))]
-	return cw.one[:]
 }
 
 // errIntegrity marks a data-integrity mismatch.
@@ -341,12 +324,12 @@ func (cw *coreWorker) Transaction(ctx context.Context, now func() int64, sub wor
 	case OpUpdate:
 		cw.keyBuf = w.keyName(cw.keyBuf, cw.nextKeynum())
 		key := unsafeString(cw.keyBuf)
-		return op, 1, w.db.Update(ctx, table, key, cw.buildValues(key, w.cfg.WriteAllFields))
+		return op, 1, w.db.Update(ctx, table, key, cw.buildValues(key, w.cfg.WriteFields))
 	case OpInsert:
 		n := w.insertSeq.Next()
 		cw.keyBuf = w.keyName(cw.keyBuf, n)
 		key := unsafeString(cw.keyBuf)
-		err := w.db.Insert(ctx, table, key, cw.buildValues(key, true))
+		err := w.db.Insert(ctx, table, key, cw.buildValues(key, Fields{All: true}))
 		w.insertSeq.Acknowledge(n)
 		return op, 1, err
 	case OpScan:
@@ -371,7 +354,7 @@ func (cw *coreWorker) Transaction(ctx context.Context, now func() int64, sub wor
 		if err != nil {
 			return op, 1, err
 		}
-		err = w.db.Update(ctx, table, key, cw.buildValues(key, w.cfg.WriteAllFields))
+		err = w.db.Update(ctx, table, key, cw.buildValues(key, w.cfg.WriteFields))
 		sub(OpUpdate, t1, now(), err)
 		return op, 1, err
 	case OpDelete:
@@ -393,7 +376,7 @@ func (cw *coreWorker) Load(ctx context.Context, limit func(int) int) (int, error
 		n := w.keySequence.Next()
 		cw.keyBuf = w.keyName(cw.keyBuf, n)
 		key := unsafeString(cw.keyBuf)
-		return 1, w.db.Insert(ctx, w.cfg.Table, key, cw.buildValues(key, true))
+		return 1, w.db.Insert(ctx, w.cfg.Table, key, cw.buildValues(key, Fields{All: true}))
 	}
 	want := limit(w.batch)
 	if want == 0 {
