@@ -44,7 +44,6 @@ type phase struct {
 	asmConfig   AssemblerConfig
 	ctl         Controls // the controls in force, as the runner handed them
 	cutReqs     []cutReq
-	spare       *measure.Set
 	endTime     time.Time // when the workers stopped (zero while running)
 	lastSampled time.Time // the sampler goroutine's own
 }
@@ -65,7 +64,6 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 		start:   time.Now(),
 		doneCh:  make(chan struct{}),
 		stopped: make(chan struct{}),
-		spare:   &measure.Set{},
 	}
 	p.lastSampled = p.start
 	pl := &p.pool
