@@ -12,41 +12,44 @@ import (
 // Config is the core workload's share of the properties: YCSB's
 // CoreWorkload names and defaults. Build it with ParseConfig.
 type Config struct {
-	RecordCount      int64
-	OperationCount   int64 // 0 = no limit (sizes the zipfian key space)
-	Table            string
-	FieldCount       int
-	FieldLength      int
-	FieldLengthDist  string // constant, uniform, zipfian
-	MinFieldLength   int
-	ReadAllFields    bool
-	WriteAllFields   bool
-	FieldNamePrefix  string
-	DataIntegrity    bool
-	ReadProportion   float64
-	UpdateProportion float64
-	InsertProportion float64
-	ScanProportion   float64
-	RMWProportion    float64
-	DeleteProportion float64
-	RequestDist      string // uniform, zipfian, latest, hotspot, sequential, exponential
-	HotspotDataFrac  float64
-	HotspotOpnFrac   float64
-	ExponentialPct   float64
-	ExponentialFrac  float64
-	MinScanLength    int
-	MaxScanLength    int
-	ScanLengthDist   string // uniform, zipfian
-	OrderedInserts   bool
-	InsertStart      int64
-	InsertCount      int64
-	ZeroPadding      int
+	RecordCount     int64
+	OperationCount  int64 // 0 = no limit (sizes the zipfian key space)
+	Table           string
+	FieldCount      int
+	FieldLength     int
+	FieldLengthDist string // constant, uniform, zipfian
+	MinFieldLength  int
+	ReadAllFields   bool
+	// ReadAllFieldsByName reads all fields by naming them rather than
+	// asking for all (readallfieldsbyname, as YCSB).
+	ReadAllFieldsByName bool
+	WriteAllFields      bool
+	FieldNamePrefix     string
+	DataIntegrity       bool
+	ReadProportion      float64
+	UpdateProportion    float64
+	InsertProportion    float64
+	ScanProportion      float64
+	RMWProportion       float64
+	DeleteProportion    float64
+	RequestDist         string // uniform, zipfian, latest, hotspot, sequential, exponential
+	HotspotDataFrac     float64
+	HotspotOpnFrac      float64
+	ExponentialPct      float64
+	ExponentialFrac     float64
+	MinScanLength       int
+	MaxScanLength       int
+	ScanLengthDist      string // uniform, zipfian
+	OrderedInserts      bool
+	InsertStart         int64
+	InsertCount         int64
+	ZeroPadding         int
 }
 
 // properties are the names the core workload reads (YCSB's CoreWorkload).
 var properties = []string{
 	"recordcount", "operationcount", "table", "fieldcount", "fieldlength",
-	"fieldlengthdistribution", "minfieldlength", "readallfields", "writeallfields",
+	"fieldlengthdistribution", "minfieldlength", "readallfields", "readallfieldsbyname", "writeallfields",
 	"readproportion", "updateproportion", "insertproportion", "scanproportion",
 	"readmodifywriteproportion", "deleteproportion", "requestdistribution",
 	"hotspotdatafraction", "hotspotopnfraction", "exponential.percentile", "exponential.frac",
@@ -71,6 +74,7 @@ func ParseConfig(command string, p adapters.Properties) (*Config, error) {
 	c.FieldLengthDist = r.Choice("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian")
 	c.MinFieldLength = r.Int("minfieldlength", 1, 1, 64<<20)
 	c.ReadAllFields = r.Bool("readallfields", true)
+	c.ReadAllFieldsByName = r.Bool("readallfieldsbyname", false)
 	c.WriteAllFields = r.Bool("writeallfields", false)
 	c.FieldNamePrefix = r.String("fieldnameprefix", "field")
 	c.DataIntegrity = r.Bool("dataintegrity", false)

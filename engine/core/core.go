@@ -294,9 +294,13 @@ func (cw *coreWorker) value(i int, key, field string) []byte {
 	return w.randPool[off : off+size : off+size]
 }
 
-// readFields returns nil (all fields) or one random field name.
+// readFields returns nil (all fields), every field name
+// (readallfieldsbyname) or one random field name.
 func (cw *coreWorker) readFields() []string {
 	if cw.w.cfg.ReadAllFields {
+		if cw.w.cfg.ReadAllFieldsByName {
+			return cw.w.fieldNames
+		}
 		return nil
 	}
 	cw.one[0] = cw.w.fieldNames[cw.r.IntN(len(cw.w.fieldNames))]
