@@ -45,6 +45,9 @@ type cliOptions struct {
 	Sweep      *sweep
 	NoArgs     bool
 	Warnings   []string
+	// --duration and --threshold (thresholds.go).
+	Duration   time.Duration
+	Thresholds []string
 }
 
 type sweep struct {
@@ -224,6 +227,14 @@ func parseArgs(args []string) (*cliOptions, error) {
 				return nil, usagef("-db %q: unknown adapter (known: %s)", v, strings.Join(adapters.Names(), ", "))
 			}
 			o.DB = v
+		case "duration", "threshold": // thresholds.go
+			v, err := need()
+			if err != nil {
+				return nil, err
+			}
+			if err := parseRunFlag(o, name, v); err != nil {
+				return nil, err
+			}
 		case "h", "help":
 			o.Command = "help"
 			return o, nil
@@ -263,6 +274,7 @@ func parseArgs(args []string) (*cliOptions, error) {
 		}
 		props["target"] = strings.TrimSpace(target)
 	}
+	applyDuration(o, props) // --duration (thresholds.go)
 	if sweepSpec != "" || stepSpec != "" {
 		sw, err := parseSweep(sweepSpec, stepSpec)
 		if err != nil {
@@ -449,6 +461,10 @@ benchtop flags (also with --):
   --json FILE        JSON summary (segments, operations, phases)
   --timeseries FILE  CSV, one row per interval
   --hdr-log FILE     HdrHistogram interval log
+  --duration D       run for D (e.g. 60s, 10m) with no operation limit
+  --threshold EXPR   judge the run, e.g. 'READ.p99<10ms', 'errors<0.1%', 'ops>5000',
+                     'Intended-TOTAL.p95<20ms' (repeatable); exit status 99 when one is crossed
+  --version          benchtop's version, VCS revision and Go version
   --at OFFSET:key=value   scheduled live change: threads, partitions, target, pause, resume, mark, stop
                           e.g. --at 5s:threads=16 --at 10s:partitions=8
   --sweep key=v1,v2,...   a staircase of --at steps, one segment per value (threads, partitions, target)

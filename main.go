@@ -66,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usageText)
 		return 0
 	case "version":
-		fmt.Fprintln(stdout, "benchtop (development build)")
+		fmt.Fprintln(stdout, engine.Version()) // meta.go
 		return 0
 	case "list":
 		for _, d := range adapters.Drivers() {
@@ -112,6 +112,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer outs.close()
+	ycsb, err := newYCSBOutput(cfg) // exporter, exportfile, HDR files (ycsbexport.go)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchtop: %v\n", err)
+		return 2
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -134,11 +139,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Adapter:    o.DB,
 		Workload:   o.Workload,
 		Properties: safeProps(o.Props),
+		Meta:       engine.CollectMeta(maskArgs(args)), // run metadata (runmeta.go)
+		Thresholds: o.Thresholds,                       // --threshold (thresholds.go)
 	}
 	if d, ok := db.(adapters.Describer); ok {
 		info.Target = d.Describe()
 	}
 	opts := engine.Options{Info: info}
+	ycsb.hook(&opts)
 	if outs.series != nil {
 		opts.OnSnapshot = append(opts.OnSnapshot, outs.series.Write)
 	}
@@ -206,11 +214,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "benchtop: %v\n", oneLine(runErr))
 	}
 
-	report.WriteText(stdout, results, runner.Info())
+	ycsbPaths, err := ycsb.write(stdout, results, runner.Info()) // the report, through YCSB's exporter
+	if err != nil {
+		fmt.Fprintf(stderr, "benchtop: %v\n", err)
+		runErr = err
+	}
 	if err := outs.finish(results, runner.Info()); err != nil {
 		fmt.Fprintf(stderr, "benchtop: %v\n", err)
 		runErr = err
 	}
+	outs.paths = append(outs.paths, ycsbPaths...)
 	for _, p := range outs.written() {
 		fmt.Fprintf(stderr, "benchtop: wrote %s\n", p)
 	}
@@ -237,6 +250,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			return 1
 		}
+	}
+	if thresholdsCrossed(results, runner.Info(), stderr) { // thresholds.go
+		return exitThresholds
 	}
 	return 0
 }
