@@ -10,10 +10,11 @@ import (
 
 // thresholdMark is the --threshold verdict so far, on the run's
 // cumulative figures: "✓ 3/3 thresholds" while all pass, "✗ 1/3" in the
-// alarm colour when one is crossed; "" without thresholds or a snapshot.
+// alarm colour when one is crossed; "" without thresholds, before the
+// first snapshot and during the load phase that precedes a run.
 func thresholdMark(st themes.Styles, info engine.Info, snap *engine.Snapshot) string {
-	if len(info.Thresholds) == 0 || snap == nil {
-		return ""
+	if len(info.Thresholds) == 0 || snap == nil || (snap.Phase == engine.PhaseLoad && info.Command == "run") {
+		return "" // the thresholds judge the run phase, not the load before it
 	}
 	var ts []verdict.Threshold
 	for _, e := range info.Thresholds {

@@ -40,4 +40,16 @@ func TestHeaderThresholdMark(t *testing.T) {
 			t.Errorf("no thresholds, yet a mark:\n%s", got)
 		}
 	}
+	// The load phase before a run is not judged.
+	load := *snap
+	load.Phase = engine.PhaseLoad
+	ctx := &common.Context{Width: 160, Height: 40, Styles: themes.NewStyles(th), Info: engine.Info{Command: "run", Thresholds: []string{"READ.p99<1ms"}}}
+	m := New(ctx)
+	m.SetSize(160)
+	h := history.New(time.Second)
+	h.Add(&load)
+	m.Render(h, State{})
+	if strings.Contains(m.View(), "thresholds") {
+		t.Errorf("a mark during the load phase of a run:\n%s", m.View())
+	}
 }
