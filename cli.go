@@ -46,6 +46,9 @@ type cliOptions struct {
 	Sweep      *sweep
 	NoArgs     bool
 	Warnings   []string
+	// --duration and --threshold (thresholds.go).
+	Duration   time.Duration
+	Thresholds []string
 }
 
 type sweep struct {
@@ -231,6 +234,14 @@ func parseArgs(args []string) (*cliOptions, error) {
 				return nil, usagef("-db %q: unknown adapter (known: %s)", v, strings.Join(adapters.Names(), ", "))
 			}
 			o.DB = v
+		case "duration", "threshold": // thresholds.go
+			v, err := need()
+			if err != nil {
+				return nil, err
+			}
+			if err := parseRunFlag(o, name, v); err != nil {
+				return nil, err
+			}
 		case "h", "help":
 			o.Command = "help"
 			return o, nil
@@ -270,6 +281,7 @@ func parseArgs(args []string) (*cliOptions, error) {
 		}
 		props["target"] = strings.TrimSpace(target)
 	}
+	applyDuration(o, props) // --duration (thresholds.go)
 	if sweepSpec != "" || stepSpec != "" {
 		sw, err := parseSweep(sweepSpec, stepSpec)
 		if err != nil {
@@ -459,6 +471,10 @@ benchtop flags (also with --):
   --timeseries FILE  CSV, one row per interval
   --hdr-log FILE     HdrHistogram interval log
   --html FILE        self-contained HTML report (charts, segments, what limited the run)
+  --duration D       run for D (e.g. 60s, 10m) with no operation limit
+  --threshold EXPR   judge the run, e.g. 'READ.p99<10ms', 'errors<0.1%', 'ops>5000',
+                     'Intended-TOTAL.p95<20ms' (repeatable); exit status 99 when one is crossed
+  --version          benchtop's version, VCS revision and Go version
   --at OFFSET:key=value   scheduled live change: threads, partitions, target, pause, resume, mark, stop
                           e.g. --at 5s:threads=16 --at 10s:partitions=8
   --sweep key=v1,v2,...   a staircase of --at steps, one segment per value (threads, partitions, target)

@@ -70,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usageText)
 		return 0
 	case "version":
-		fmt.Fprintln(stdout, "benchtop (development build)")
+		fmt.Fprintln(stdout, engine.Version()) // meta.go
 		return 0
 	case "list":
 		for _, d := range adapters.Drivers() {
@@ -116,6 +116,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer outs.close()
+	ycsb, err := newYCSBOutput(cfg) // exporter, exportfile, HDR files (ycsbexport.go)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchtop: %v\n", err)
+		return 2
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -138,12 +143,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Adapter:     o.DB,
 		Workload:    o.Workload,
 		Properties:  safeProps(o.Props),
-		CommandLine: commandLine(args), // html report
+		CommandLine: commandLine(args),                  // html report
+		Meta:        engine.CollectMeta(maskArgs(args)), // run metadata (runmeta.go)
+		Thresholds:  o.Thresholds,                       // --threshold (thresholds.go)
 	}
 	if d, ok := db.(adapters.Describer); ok {
 		info.Target = d.Describe()
 	}
 	opts := engine.Options{Info: info}
+	ycsb.hook(&opts)
 	if outs.series != nil {
 		opts.OnSnapshot = append(opts.OnSnapshot, outs.series.Write)
 	}
@@ -214,11 +222,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "benchtop: %v\n", oneLine(runErr))
 	}
 
-	report.WriteText(stdout, results, runner.Info())
+	ycsbPaths, err := ycsb.write(stdout, results, runner.Info()) // the report, through YCSB's exporter
+	if err != nil {
+		fmt.Fprintf(stderr, "benchtop: %v\n", err)
+		runErr = err
+	}
 	if err := outs.finish(results, runner.Info()); err != nil {
 		fmt.Fprintf(stderr, "benchtop: %v\n", err)
 		runErr = err
 	}
+	outs.paths = append(outs.paths, ycsbPaths...)
 	for _, p := range outs.written() {
 		fmt.Fprintf(stderr, "benchtop: wrote %s\n", p)
 	}
@@ -245,6 +258,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			return 1
 		}
+	}
+	if thresholdsCrossed(results, runner.Info(), stderr) { // thresholds.go
+		return exitThresholds
 	}
 	return 0
 }

@@ -20,6 +20,26 @@ updates=$(sed -n 's/^\[UPDATE\], Return=OK, //p' "$tmp/out.txt")
 grep -q '^\[READ\], 99thPercentileLatency(us), [0-9]' "$tmp/out.txt" || fail "no READ p99"
 grep -q '^\[LOAD\], Operations, 20000' "$tmp/out.txt" || fail "no load phase of 20000 records"
 core_tput=$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$tmp/out.txt")
+# YCSB 0.17.0's lines, and nothing a YCSB parser would misread.
+grep -q '^\[TOTAL_GCs\], Count, [0-9]' "$tmp/out.txt" || fail "no GC lines"
+grep -q '^\[CLEANUP\], Operations, 4$' "$tmp/out.txt" || fail "no [CLEANUP] of the 4 workers"
+! grep -q '50thPercentileLatency' "$tmp/out.txt" || fail "YCSB's default percentiles are 95,99"
+! grep -v '^#' "$tmp/out.txt" | grep -qv '^\[[^]]*\], [^,]*, [^, ]*$' || fail "a line that is neither # nor [SECTION], name, value"
+
+# YCSB's exporter to exportfile, a threshold crossed: exit status 99.
+set +e
+"$BIN" run memory -P workloads/workloada -p recordcount=1000 --duration 1s --threshold 'ops>1e12' \
+	-p exportfile="$tmp/export.json" -p exporter=site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter \
+	>"$tmp/thr.out" 2>"$tmp/thr.err" </dev/null
+code=$?
+set -e
+[[ $code -eq 99 ]] || fail "a crossed threshold exited $code, want 99"
+grep -q '^# FAIL  ops>1e12' "$tmp/thr.out" || fail "no verdict table"
+python3 - "$tmp/export.json" <<'PY' || fail "exportfile is not YCSB's JSON array"
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert {"metric": "OVERALL", "measurement": "RunTime(ms)"}.items() <= next(m for m in a if m["metric"] == "OVERALL").items(), a[:3]
+PY
 
 # Timed run with scheduled changes and every export.
 "$BIN" run memory -P workloads/workloada -p recordcount=20000 -p operationcount=0 -p maxexecutiontime=3 \

@@ -31,6 +31,9 @@ type AssemblerConfig struct {
 	// Counters, if set, are read at every segment boundary (exact
 	// per-segment workload figures).
 	Counters workload.Counters
+	// Granularity, when set, keeps the timeseries measurement type's
+	// units of this length (PhaseResult.Units).
+	Granularity time.Duration
 }
 
 // Assembler builds Snapshots from intervals of measurements: the phase's
@@ -53,6 +56,7 @@ type Assembler struct {
 	cpuN       int
 	targetEver bool
 	last       *Snapshot
+	units      *seriesUnits // the timeseries measurement type's, nil without it
 }
 
 // NewAssembler starts a phase with the controls in force; label names its
@@ -62,6 +66,9 @@ func NewAssembler(c AssemblerConfig, ctl Controls, label string) *Assembler {
 	a.segs = segments{runStart: c.RunStart, measurement: c.Measurement, counters: c.Counters}
 	a.segs.begin(label, ctl)
 	a.targetEver = ctl.Target > 0
+	if c.Granularity > 0 {
+		a.units = &seriesUnits{gran: c.Granularity}
+	}
 	return a
 }
 
@@ -157,6 +164,9 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 		paused: a.ctl.Paused, rate: snap.Total.Interval.Rate, target: a.ctl.Target,
 		maxLag: a.interval.MaxLag, host: hs,
 	}), ws.Warnings...)
+	if a.units != nil {
+		a.units.add(ivlStart.Sub(c.PhaseStart), a.interval)
+	}
 	snap.Data = &IntervalData{Phase: c.Phase, OpNames: c.OpNames, Start: ivlStart, End: now, Set: a.interval}
 	if keepData {
 		a.interval = &measure.Set{}
@@ -177,7 +187,7 @@ func (a *Assembler) Recycle(snap *Snapshot) {
 
 // Result is the phase's result from its final snapshot.
 func (a *Assembler) Result(final *Snapshot, runTime time.Duration, start time.Time, interrupted bool) *PhaseResult {
-	return &PhaseResult{
+	res := &PhaseResult{
 		Phase:       a.c.Phase,
 		Start:       start,
 		RunTime:     runTime,
@@ -192,4 +202,8 @@ func (a *Assembler) Result(final *Snapshot, runTime time.Duration, start time.Ti
 		MeanCPU:     a.CPU(),
 		Events:      append([]Event(nil), a.published...),
 	}
+	if a.units != nil {
+		res.Units = a.units.units()
+	}
+	return res
 }

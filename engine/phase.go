@@ -44,9 +44,9 @@ type phase struct {
 	asmConfig   AssemblerConfig
 	ctl         Controls // the controls in force, as the runner handed them
 	cutReqs     []cutReq
-	spare       *measure.Set
 	endTime     time.Time // when the workers stopped (zero while running)
 	lastSampled time.Time // the sampler goroutine's own
+	gcStart     GCStats   // the runtime's collections when the phase began
 }
 
 // cutReq is a segment boundary waiting for the next drain.
@@ -65,7 +65,6 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 		start:   time.Now(),
 		doneCh:  make(chan struct{}),
 		stopped: make(chan struct{}),
-		spare:   &measure.Set{},
 	}
 	p.lastSampled = p.start
 	pl := &p.pool
@@ -90,6 +89,10 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	if c, ok := wl.(workload.Counters); ok {
 		p.asmConfig.Counters = c
 	}
+	if env.cfg.Output.MeasurementType == "timeseries" {
+		p.asmConfig.Granularity = env.cfg.Output.Granularity
+	}
+	p.gcStart = readGC()
 	pl.recorders = make([]*measure.Recorder, max(64, 8*runtime.GOMAXPROCS(0)))
 	for i := range pl.recorders {
 		pl.recorders[i] = measure.NewRecorder()
@@ -236,5 +239,9 @@ func (p *phase) drainWorkers(grace time.Duration) {
 func (p *phase) result(final *Snapshot, interrupted bool) *PhaseResult {
 	p.smu.Lock()
 	defer p.smu.Unlock()
-	return p.asm.Result(final, p.runTime(final.Time), p.start, interrupted)
+	res := p.asm.Result(final, p.runTime(final.Time), p.start, interrupted)
+	res.Output = p.env.cfg.Output
+	res.GC = readGC().since(p.gcStart)
+	res.Cleanup = p.pool.cleanups.histogram()
+	return res
 }

@@ -46,6 +46,8 @@ type pool struct {
 	// onIdle is called once when the last worker exits after a stop or
 	// when the budget is spent.
 	onIdle func()
+
+	cleanups cleanups // each worker's cleanup, for [CLEANUP]
 }
 
 func (p *pool) now() int64 { return nanotime() - p.base }
@@ -166,6 +168,7 @@ func (p *pool) runWorker(w *worker, rec *measure.Recorder) {
 	}()
 	for p.step(ws) {
 	}
+	p.cleanupWorker(ws)
 }
 
 // step is one turn of a worker's loop: wait for the pacer slot, run one

@@ -3,6 +3,8 @@ package engine
 import (
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"benchtop/engine/measure"
 	"benchtop/engine/workload"
 )
@@ -27,6 +29,18 @@ type PhaseResult struct {
 	// Events are the changes, marks and phase starts published during the
 	// phase, in order, timed from the start of the run.
 	Events []Event
+
+	// Output is how the report is written (YCSB's exporter, measurement
+	// type, ...).
+	Output Output
+	// GC is the Go runtime's collections during the phase.
+	GC GCStats
+	// Cleanup holds each worker's cleanup time (ns), for [CLEANUP]; nil
+	// when no worker ran.
+	Cleanup *hdr.Histogram
+	// Units are the timeseries measurement type's units per histogram
+	// slot (measure.Slot), when measurementtype=timeseries.
+	Units [measure.NumSlots][]SeriesUnit
 }
 
 // Throughput is operations per second over the phase.

@@ -7,18 +7,13 @@ import (
 	"benchtop/engine/workload"
 )
 
-// drain swaps every recorder's Set and merges it into the assembler; with
+// drain drains every recorder's Set and merges it into the assembler; with
 // cutting, it also applies pending segment cuts.
 func (p *phase) drain(cutting bool) {
 	p.smu.Lock()
 	defer p.smu.Unlock()
 	for _, rec := range p.pool.recorders {
-		old := rec.Swap(p.spare)
-		if !old.Empty() {
-			p.asm.Add(old)
-			old.Reset()
-		}
-		p.spare = old
+		rec.Drain(p.asm.Add)
 	}
 	if !cutting {
 		return

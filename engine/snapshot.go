@@ -48,6 +48,12 @@ type Info struct {
 	// Properties are the effective properties, secrets removed.
 	Properties map[string]string
 	Start      time.Time
+	// Meta describes the run (command line, build, client host) for the
+	// report's header and the JSON summary.
+	Meta RunMeta
+	// Thresholds are the --threshold expressions the run is judged by
+	// (engine/verdict parses and evaluates them).
+	Thresholds []string
 }
 
 // Stats summarises latencies and outcomes of one operation type over a
@@ -152,7 +158,8 @@ type Snapshot struct {
 
 	// Ops holds one entry per operation type seen so far, in YCSB order.
 	Ops []OpSnapshot
-	// Total sums all operation types (Intended* nil).
+	// Total sums all operation types; its Intended* hold the successful
+	// operations' latency from the intended start (nil as in Ops).
 	Total OpSnapshot
 
 	Host host.Sample

@@ -103,6 +103,14 @@ func buildOps(names []string, ivl, cum *measure.Set, ivlLen, cumLen time.Duratio
 	total := OpSnapshot{Name: "TOTAL"}
 	total.Interval = totalStats(ivl, ivlLen)
 	total.Cumulative = totalStats(cum, cumLen)
+	if intended {
+		// Latency from the intended start over all operation types: the
+		// time series' overall intended columns and the thresholds on
+		// Intended-TOTAL.
+		ii := Summarize(mergeVariant(ivl, measure.OKIntended), ivlLen, nil)
+		ci := Summarize(mergeVariant(cum, measure.OKIntended), cumLen, nil)
+		total.IntendedInterval, total.IntendedCumulative = &ii, &ci
+	}
 	return ops, total
 }
 

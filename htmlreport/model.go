@@ -190,7 +190,8 @@ func header(runs []*Run) []Fact {
 			return "benchtop " + s.Command + " " + s.Database
 		}},
 		{"Adapter", func(s *report.Summary) string { return s.Database }},
-		{"Target", func(s *report.Summary) string { return orDash(s.Target) }},
+		{"Target", func(s *report.Summary) string { return orDash(s.Description) }},
+		{"Target rate", func(s *report.Summary) string { return targetRate(s.Target) }},
 		{"Workload", func(s *report.Summary) string { return s.Workload }},
 		{"Mix", func(s *report.Summary) string { return orDash(s.Mix) }},
 		{"Start", func(s *report.Summary) string {
@@ -345,4 +346,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// targetRate renders the run's starting target rate.
+func targetRate(t float64) string {
+	if t <= 0 {
+		return "unlimited"
+	}
+	return units.Count(int64(t+0.5)) + " ops/s"
 }

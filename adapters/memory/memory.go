@@ -240,8 +240,15 @@ func (db *DB) Update(_ context.Context, table, key string, values []adapters.Fie
 		return fmt.Errorf("memory: update %q: %w", key, adapters.ErrNotFound)
 	}
 	// Copy the values before taking the lock, to keep the critical section
-	// short.
-	buf := copyValues(values)
+	// short: each into an allocation of its own (see copyValue).
+	var small [16][]byte
+	bufs := small[:0]
+	if len(values) > len(small) {
+		bufs = make([][]byte, 0, len(values))
+	}
+	for _, v := range values {
+		bufs = append(bufs, copyValue(v.Value))
+	}
 	p := t.lock(key)
 	rec, ok := p.get(key)
 	if !ok {
@@ -249,11 +256,8 @@ func (db *DB) Update(_ context.Context, table, key string, values []adapters.Fie
 		return fmt.Errorf("memory: update %q: %w", key, adapters.ErrNotFound)
 	}
 	grown := false
-	off := 0
 	for i, v := range values {
-		end := off + len(v.Value)
-		val := buf[off:end:end]
-		off = end
+		val := bufs[i]
 		if j := indexOf(rec, v.Name); j >= 0 {
 			// In place: readers copy headers under the lock, and a
 			// resharding copy shares this array (see reshard.go).
@@ -332,16 +336,12 @@ func (db *DB) SetPartitions(ctx context.Context, n int) error {
 }
 
 // newRecord copies values into a new record: one allocation for the field
-// headers and one for all the value bytes. A repeated name keeps the last
-// value.
+// headers and one for each value (see copyValue). A repeated name keeps the
+// last value.
 func (db *DB) newRecord(values []adapters.Field) []adapters.Field {
-	buf := copyValues(values)
 	rec := make([]adapters.Field, 0, len(values))
-	off := 0
 	for _, v := range values {
-		end := off + len(v.Value)
-		val := buf[off:end:end]
-		off = end
+		val := copyValue(v.Value)
 		if j := indexOf(rec, v.Name); j >= 0 {
 			rec[j].Value = val
 			continue
@@ -351,19 +351,19 @@ func (db *DB) newRecord(values []adapters.Field) []adapters.Field {
 	return rec
 }
 
-// copyValues copies all values, one after the other, into one new buffer.
-// Callers carve it up in the same order, cutting each value's capacity to
-// its length so that nobody can append into its neighbour.
-func copyValues(values []adapters.Field) []byte {
-	total := 0
-	for _, v := range values {
-		total += len(v.Value)
-	}
-	buf := make([]byte, 0, total)
-	for _, v := range values {
-		buf = append(buf, v.Value...)
-	}
-	return buf[:total:total]
+// copyValue copies one value into an allocation of its own, whose
+// capacity is its length so that nobody can append into it.
+//
+// One allocation per value, not one for the whole record: an update that
+// replaces some of a record's fields then frees exactly their old bytes.
+// With one buffer per record, a one-field update (YCSB's
+// writeallfields=false) kept the whole old buffer alive for the fields it
+// did not replace, until every field had been replaced: on a 10-minute
+// workload A run the heap grew from about 100 MB to several hundred.
+func copyValue(v []byte) []byte {
+	c := make([]byte, len(v))
+	copy(c, v)
+	return c
 }
 
 func indexOf(rec []adapters.Field, name string) int {

@@ -20,6 +20,9 @@ type Config struct {
 	FieldLengthDist  string // constant, uniform, zipfian
 	MinFieldLength   int
 	ReadAllFields    bool
+	// ReadAllFieldsByName reads all fields by naming them rather than
+	// asking for all (readallfieldsbyname, as YCSB).
+	ReadAllFieldsByName bool
 	WriteAllFields   bool
 	// ReadFields and WriteFields are the fields reads/scans and updates
 	// touch: from readfields/writefields when given, else YCSB's
@@ -50,7 +53,7 @@ type Config struct {
 // properties are the names the core workload reads (YCSB's CoreWorkload).
 var properties = []string{
 	"recordcount", "operationcount", "table", "fieldcount", "fieldlength",
-	"fieldlengthdistribution", "minfieldlength", "readallfields", "writeallfields",
+	"fieldlengthdistribution", "minfieldlength", "readallfields", "readallfieldsbyname", "writeallfields",
 	"readproportion", "updateproportion", "insertproportion", "scanproportion",
 	"readmodifywriteproportion", "deleteproportion", "requestdistribution",
 	"hotspotdatafraction", "hotspotopnfraction", "exponential.percentile", "exponential.frac",
@@ -76,6 +79,7 @@ func ParseConfig(command string, p adapters.Properties) (*Config, error) {
 	c.FieldLengthDist = r.Choice("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian")
 	c.MinFieldLength = r.Int("minfieldlength", 1, 1, 64<<20)
 	c.ReadAllFields = r.Bool("readallfields", true)
+	c.ReadAllFieldsByName = r.Bool("readallfieldsbyname", false)
 	c.WriteAllFields = r.Bool("writeallfields", false)
 	c.FieldNamePrefix = r.String("fieldnameprefix", "field")
 	names := fieldNames(c.FieldNamePrefix, c.FieldCount)

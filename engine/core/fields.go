@@ -98,6 +98,9 @@ func (cw *coreWorker) pick(f Fields) []int {
 func (cw *coreWorker) readFields() []string {
 	f := cw.w.cfg.ReadFields
 	if f.All {
+		if cw.w.cfg.ReadAllFieldsByName {
+			return cw.w.fieldNames
+		}
 		return nil
 	}
 	if f.Fixed != nil {

@@ -178,14 +178,22 @@ func (s *Set) Clone() *Set {
 }
 
 // Recorder is what a worker records into. Its lock is uncontended when
-// each worker has its own Recorder; the sampler takes it only to swap Sets.
+// each worker has its own Recorder; the sampler takes it only to drain it.
+//
+// A Recorder owns two Sets for good and alternates between them: the
+// histograms allocated for the slots its worker uses stay with it, so that
+// memory is bounded by the workers' own slots. (Passing one spare Set from
+// recorder to recorder, as the sampler once did, rotated every Set through
+// every busy recorder until each had allocated every busy slot: 65 Sets of
+// up to 32 histograms of about 270 KB.)
 type Recorder struct {
-	mu  sync.Mutex
-	set *Set
+	mu    sync.Mutex
+	set   *Set
+	spare *Set // empty; only Drain touches it
 }
 
 // NewRecorder returns a Recorder with an empty Set.
-func NewRecorder() *Recorder { return &Recorder{set: &Set{}} }
+func NewRecorder() *Recorder { return &Recorder{set: &Set{}, spare: &Set{}} }
 
 // Lock gives the caller exclusive use of the current Set until Unlock.
 func (r *Recorder) Lock() *Set {
@@ -196,12 +204,34 @@ func (r *Recorder) Lock() *Set {
 // Unlock releases the Set taken by Lock.
 func (r *Recorder) Unlock() { r.mu.Unlock() }
 
-// Swap installs spare (which must be empty) and returns the Set recorded
-// so far.
-func (r *Recorder) Swap(spare *Set) *Set {
+// Drain installs the recorder's empty spare Set, hands the Set recorded so
+// far to fn (unless it is empty), then empties it and keeps it as the next
+// spare. fn must not keep the Set. Drain is for one goroutine at a time
+// (the sampler's).
+func (r *Recorder) Drain(fn func(*Set)) {
 	r.mu.Lock()
 	old := r.set
-	r.set = spare
+	r.set = r.spare
 	r.mu.Unlock()
-	return old
+	if !old.Empty() {
+		fn(old)
+		old.Reset()
+	}
+	r.spare = old
+}
+
+// Allocated counts the histograms the recorder's two Sets hold, for
+// memory accounting.
+func (r *Recorder) Allocated() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, s := range []*Set{r.set, r.spare} {
+		for _, h := range s.H {
+			if h != nil {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -23,6 +23,7 @@ import (
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
 	"benchtop/engine/units"
+	"benchtop/engine/verdict"
 )
 
 // ordinal is YCSB's percentile label: 95 → "95th", 99.9 → "99.9".
@@ -69,6 +70,7 @@ func returnName(kind string) string {
 func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
 	fmt.Fprintf(w, "[OVERALL], RunTime(ms), %d\n", res.RunTime.Milliseconds())
 	fmt.Fprintf(w, "[OVERALL], Throughput(ops/sec), %s\n", units.JavaDouble(res.Throughput()))
+	writeGC(w, res)
 	set := res.Set
 	showOp := res.Measurement != "intended" || !res.Intended
 	showIntended := res.Intended
@@ -76,6 +78,7 @@ func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
 		showIntended = false
 		showOp = true
 	}
+	m := measurementWriter{res: res}
 	for op := 0; op < len(res.OpNames) && op < measure.NumOps; op++ {
 		name := res.OpNames[op]
 		ok := set.H[measure.Slot(op, measure.OK)]
@@ -85,32 +88,39 @@ func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
 		}
 		if showOp {
 			if ok != nil && ok.TotalCount() > 0 {
-				writeMeasurement(w, name, ok, res.Percentiles)
+				m.head(w, name, ok)
 			} else {
 				fmt.Fprintf(w, "[%s], Operations, 0\n", name)
 			}
 			writeReturns(w, name, ok, set.Errors[op])
+			if ok != nil && ok.TotalCount() > 0 {
+				m.tail(w, name, ok, measure.Slot(op, measure.OK))
+			}
 			if failed != nil && failed.TotalCount() > 0 {
-				writeMeasurement(w, name+"-FAILED", failed, res.Percentiles)
+				m.head(w, name+"-FAILED", failed)
+				m.tail(w, name+"-FAILED", failed, measure.Slot(op, measure.Failed))
 			}
 		}
 		if showIntended {
 			iok := set.H[measure.Slot(op, measure.OKIntended)]
 			ifailed := set.H[measure.Slot(op, measure.FailedIntended)]
 			if iok != nil && iok.TotalCount() > 0 {
-				writeMeasurement(w, "Intended-"+name, iok, res.Percentiles)
+				m.head(w, "Intended-"+name, iok)
 				if !showOp {
 					writeReturns(w, "Intended-"+name, iok, set.Errors[op])
 				}
+				m.tail(w, "Intended-"+name, iok, measure.Slot(op, measure.OKIntended))
 			}
 			if ifailed != nil && ifailed.TotalCount() > 0 {
-				writeMeasurement(w, "Intended-"+name+"-FAILED", ifailed, res.Percentiles)
+				m.head(w, "Intended-"+name+"-FAILED", ifailed)
+				m.tail(w, "Intended-"+name+"-FAILED", ifailed, measure.Slot(op, measure.FailedIntended))
 			}
 		}
 		if oor := set.OutOfRange[measure.Slot(op, measure.OK)] + set.OutOfRange[measure.Slot(op, measure.OKIntended)]; oor > 0 {
 			fmt.Fprintf(w, "[%s], OutOfRange(>1h), %d\n", name, oor)
 		}
 	}
+	writeCleanup(w, res, showOp, showIntended)
 }
 
 func writeReturns(w io.Writer, name string, ok *hdr.Histogram, errs map[string]int64) {
@@ -258,6 +268,7 @@ func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
 	if len(results) == 0 {
 		return
 	}
+	writeMetaComment(w, info)
 	main := results[len(results)-1]
 	for _, r := range results[:len(results)-1] {
 		WriteLoadSummary(w, r)
@@ -266,18 +277,24 @@ func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
 	if main.Set.Integrity > 0 || info.Properties["dataintegrity"] == "true" {
 		fmt.Fprintf(w, "[VERIFY], Mismatches, %d\n", main.Set.Integrity)
 	}
+	// What benchtop adds after the YCSB part: comment lines only (and the
+	// workloads' own measurement lines, [STREAM], ...).
+	var extra bytes.Buffer
 	if main.Closing != nil && main.Closing.Text != nil {
-		main.Closing.Text(w)
+		main.Closing.Text(&extra)
 	}
 	if main.Closing != nil {
 		for _, p := range main.Closing.Problems {
-			fmt.Fprintf(w, "# PROBLEM: %s\n", p)
+			fmt.Fprintf(&extra, "# PROBLEM: %s\n", p)
 		}
 	}
 	if main.Interrupted {
-		fmt.Fprintf(w, "# interrupted: the report covers what ran until the stop\n")
+		fmt.Fprintf(&extra, "# interrupted: the report covers what ran until the stop\n")
 	}
-	WriteSegments(w, main.Segments)
+	writeGCComment(&extra, main)
+	WriteSegments(&extra, main.Segments)
+	writeVerdicts(&extra, Verdicts(results, info))
+	commented(w, extra.Bytes())
 }
 
 // Summary is the JSON summary document.
@@ -285,7 +302,9 @@ type Summary struct {
 	Tool        string             `json:"tool"`
 	Command     string             `json:"command"`
 	Database    string             `json:"database"`
-	Target      string             `json:"target,omitempty"`
+	Target      float64            `json:"target"`                // ops/s at the start, 0 = unlimited (segments have each one's)
+	Description string             `json:"description,omitempty"` // the adapter's, e.g. "in-process, 1 partition"
+	Run         *engine.RunMeta    `json:"run,omitempty"`
 	Workload    string             `json:"workload"`
 	Mix         string             `json:"mix"`
 	Start       time.Time          `json:"start"`
@@ -302,6 +321,10 @@ type Summary struct {
 	Errors      map[string]int64   `json:"errors_by_kind,omitempty"`
 	Percentiles []float64          `json:"percentiles"`
 	Intended    map[string]OpStats `json:"intended,omitempty"`
+	// Thresholds are the --threshold verdicts; Crossed counts those that
+	// did not pass.
+	Thresholds []verdict.Result `json:"thresholds,omitempty"`
+	Crossed    int              `json:"thresholds_crossed,omitempty"`
 	// Members added for the HTML report.
 	CommandLine string         `json:"command_line,omitempty"`
 	Version     string         `json:"version,omitempty"`
@@ -464,14 +487,21 @@ func toOpStats(s engine.Stats) OpStats {
 // BuildSummary assembles the JSON summary of a run.
 func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 	s := &Summary{
-		Tool: "benchtop", Command: info.Command, Database: info.Adapter, Target: info.Target,
-		Workload: info.Workload, Mix: info.Mix, Start: info.Start, Properties: info.Properties,
+		Tool: "benchtop", Command: info.Command, Database: info.Adapter, Description: info.Target,
+		Workload: info.Workload, Mix: info.Mix, Start: info.Start.UTC(), Properties: info.Properties,
 		Operations: []OpSummary{}, Segments: []SegmentSummary{}, Phases: []PhaseSummary{},
 		CommandLine: info.CommandLine, Version: version(),
+	}
+	s.Target, _ = strconv.ParseFloat(strings.TrimSpace(info.Properties["target"]), 64)
+	if info.Meta.CommandLine != "" {
+		m := info.Meta
+		s.Run = &m
 	}
 	if len(results) == 0 {
 		return s
 	}
+	s.Thresholds = Verdicts(results, info)
+	s.Crossed = verdict.Crossed(s.Thresholds)
 	for _, r := range results {
 		s.Phases = append(s.Phases, PhaseSummary{Phase: string(r.Phase), RuntimeMS: r.RunTime.Milliseconds(), Operations: r.Set.Ops, Throughput: r.Throughput()})
 		for _, e := range r.Events {

@@ -45,7 +45,7 @@ func TestWriteYCSB(t *testing.T) {
 	var b bytes.Buffer
 	WriteYCSB(&b, sampleResult(true, "both"))
 	out := b.String()
-	line := regexp.MustCompile(`^\[[A-Z][A-Za-z-]*\], [^,]+, -?[0-9.E]+$`)
+	line := regexp.MustCompile(`^\[[A-Z][A-Za-z_%-]*\], [^,]+, -?[0-9.E]+$`)
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		if !line.MatchString(l) {
 			t.Errorf("not a YCSB report line: %q", l)

@@ -42,6 +42,7 @@ func (t *TimeSeries) Write(s *engine.Snapshot) {
 			l := strings.ToLower(strings.ReplaceAll(op, "-", "_"))
 			cols = append(cols, l+"_ops", l+"_errors", l+"_p50_us", l+"_p99_us", l+"_intended_p99_us")
 		}
+		cols = append(cols, intendedCols...)
 		_, t.err = fmt.Fprintln(t.w, strings.Join(cols, ","))
 		t.header = true
 	}
@@ -77,6 +78,7 @@ func (t *TimeSeries) Write(s *engine.Snapshot) {
 		row = append(row, fmt.Sprint(o.Interval.Count), fmt.Sprint(o.Interval.Errors),
 			f3(usf(o.Interval.P50)), f3(usf(o.Interval.P99)), ip99)
 	}
+	row = append(row, intendedTotal(s)...)
 	_, t.err = fmt.Fprintln(t.w, strings.Join(row, ","))
 }
 
@@ -168,4 +170,18 @@ func (l *HDRLog) Flush() error {
 		return l.err
 	}
 	return l.w.Flush()
+}
+
+// intendedCols are the overall latency from the intended start, over all
+// operation types, in the interval: filled while a target is set (empty
+// otherwise, and with measurement.interval=op), last so that the columns
+// before them keep their places.
+var intendedCols = []string{"intended_p50_us", "intended_p95_us", "intended_p99_us", "intended_max_us"}
+
+func intendedTotal(s *engine.Snapshot) []string {
+	it := s.Total.IntendedInterval
+	if it == nil || it.Count == 0 || s.Target <= 0 {
+		return make([]string, len(intendedCols))
+	}
+	return []string{f3(usf(it.P50)), f3(usf(it.P95)), f3(usf(it.P99)), f3(usf(it.Max))}
 }

@@ -73,6 +73,9 @@ func (m *Model) line1(h *history.History, s State) string {
 		state = st.Good.Render("● running")
 	}
 	right := st.Value.Render(elapsed) + "  " + state
+	if mark := thresholdMark(st, info, snap); mark != "" { // --threshold (verdict.go)
+		right = mark + "  " + right
+	}
 
 	// Left: parts dropped from the least important when room is short.
 	phase := string(engine.PhaseRun)

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"benchtop/engine"
+	"benchtop/engine/report"
+)
+
+// ycsbOutput writes the final report where YCSB's client properties say:
+// through the exporter (text, json, jsonarray) to exportfile or, without
+// one, to stdout; and YCSB's own HDR files (hdrhistogram.fileoutput).
+type ycsbOutput struct {
+	out engine.Output
+	hdr *report.HDRFiles
+}
+
+// newYCSBOutput checks the paths before anything touches the database (a
+// bad one is a usage error).
+func newYCSBOutput(cfg *engine.Config) (*ycsbOutput, error) {
+	y := &ycsbOutput{out: cfg.Output}
+	if f := cfg.Output.ExportFile; f != "" {
+		if err := checkWritable(f); err != nil {
+			return nil, fmt.Errorf("exportfile %s: %v", f, err)
+		}
+	}
+	if cfg.Output.HDRFiles && cfg.Output.MeasurementType == "hdrhistogram" {
+		prefix := cfg.Output.HDRPath
+		if err := checkWritable(prefix + "READ.hdr"); err != nil {
+			return nil, fmt.Errorf("hdrhistogram.output.path %q: %v", prefix, err)
+		}
+		phase := engine.PhaseRun
+		if cfg.Command == "load" {
+			phase = engine.PhaseLoad
+		}
+		y.hdr = report.NewHDRFiles(prefix, phase, cfg.MeasurementIntvl, time.Now())
+	}
+	return y, nil
+}
+
+// hook adds the HDR files' interval hook to opts.
+func (y *ycsbOutput) hook(opts *engine.Options) {
+	if y.hdr != nil {
+		opts.OnInterval = append(opts.OnInterval, y.hdr.Interval)
+	}
+}
+
+// write writes the final report: without exportfile, the exporter's form
+// on stdout (YCSB's behaviour); with it, the text report on stdout and the
+// exporter's form in the file (written whole, then renamed into place).
+// It returns the files written.
+func (y *ycsbOutput) write(stdout io.Writer, results []*engine.PhaseResult, info engine.Info) ([]string, error) {
+	var text bytes.Buffer
+	report.WriteText(&text, results, info)
+	var paths []string
+	var err error
+	if y.hdr != nil {
+		var hdrPaths []string
+		hdrPaths, err = y.hdr.Close()
+		paths = append(paths, hdrPaths...)
+	}
+	if y.out.ExportFile == "" {
+		if e := report.Export(stdout, text.Bytes(), y.out.Exporter); e != nil && err == nil {
+			err = e
+		}
+		return paths, err
+	}
+	stdout.Write(text.Bytes())
+	var exp bytes.Buffer
+	if e := report.Export(&exp, text.Bytes(), y.out.Exporter); e != nil {
+		return paths, e
+	}
+	if e := writeFileAtomic(y.out.ExportFile, exp.Bytes()); e != nil {
+		return paths, fmt.Errorf("exportfile: %w", e)
+	}
+	return append(paths, y.out.ExportFile), err
+}
+
+// writeFileAtomic writes b to a temporary file beside path and renames it
+// into place, so that a reader never sees half a report.
+func writeFileAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
