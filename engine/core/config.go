@@ -12,42 +12,42 @@ import (
 // Config is the core workload's share of the properties: YCSB's
 // CoreWorkload names and defaults. Build it with ParseConfig.
 type Config struct {
-	RecordCount      int64
-	OperationCount   int64 // 0 = no limit (sizes the zipfian key space)
-	Table            string
-	FieldCount       int
-	FieldLength      int
-	FieldLengthDist  string // constant, uniform, zipfian
-	MinFieldLength   int
-	ReadAllFields    bool
+	RecordCount     int64
+	OperationCount  int64 // 0 = no limit (sizes the zipfian key space)
+	Table           string
+	FieldCount      int
+	FieldLength     int
+	FieldLengthDist string // constant, uniform, zipfian
+	MinFieldLength  int
+	ReadAllFields   bool
 	// ReadAllFieldsByName reads all fields by naming them rather than
 	// asking for all (readallfieldsbyname, as YCSB).
 	ReadAllFieldsByName bool
-	WriteAllFields   bool
+	WriteAllFields      bool
 	// ReadFields and WriteFields are the fields reads/scans and updates
 	// touch: from readfields/writefields when given, else YCSB's
 	// readallfields/writeallfields (all, or one at random).
 	ReadFields, WriteFields Fields
-	FieldNamePrefix  string
-	DataIntegrity    bool
-	ReadProportion   float64
-	UpdateProportion float64
-	InsertProportion float64
-	ScanProportion   float64
-	RMWProportion    float64
-	DeleteProportion float64
-	RequestDist      string // uniform, zipfian, latest, hotspot, sequential, exponential
-	HotspotDataFrac  float64
-	HotspotOpnFrac   float64
-	ExponentialPct   float64
-	ExponentialFrac  float64
-	MinScanLength    int
-	MaxScanLength    int
-	ScanLengthDist   string // uniform, zipfian
-	OrderedInserts   bool
-	InsertStart      int64
-	InsertCount      int64
-	ZeroPadding      int
+	FieldNamePrefix         string
+	DataIntegrity           bool
+	ReadProportion          float64
+	UpdateProportion        float64
+	InsertProportion        float64
+	ScanProportion          float64
+	RMWProportion           float64
+	DeleteProportion        float64
+	RequestDist             string // uniform, zipfian, latest, hotspot, sequential, exponential
+	HotspotDataFrac         float64
+	HotspotOpnFrac          float64
+	ExponentialPct          float64
+	ExponentialFrac         float64
+	MinScanLength           int
+	MaxScanLength           int
+	ScanLengthDist          string // uniform, zipfian
+	OrderedInserts          bool
+	InsertStart             int64
+	InsertCount             int64
+	ZeroPadding             int
 }
 
 // properties are the names the core workload reads (YCSB's CoreWorkload).
