@@ -43,14 +43,13 @@ var (
 	runProperties = []string{
 		"workload", "operationcount", "maxexecutiontime", "threadcount", "target",
 		"status.interval", "measurement.interval", "hdrhistogram.percentiles",
-		"partitions", "load.before.run",
+		"partitions", "load.before.run", "dotransactions",
 	}
 	clientProperties = []string{
-		"measurementtype", "readallfieldsbyname", "db", "exporter",
+		"measurementtype", "db", "exporter",
 		"exportfile", "measurement.trackjvm", "hdrhistogram.fileoutput",
 		"hdrhistogram.output.path", "measurement.histogram.verbose", "debug",
-		"core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval",
-		"fieldlengthhistogram", "histogram.buckets", "timeseries.granularity", "dotransactions",
+		"histogram.buckets", "timeseries.granularity",
 	}
 )
 
@@ -85,6 +84,8 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 	c.Partitions = r.Int("partitions", 1, 1, MaxPartitions)
 	c.LoadBeforeRun = r.Bool("load.before.run", false)
 	c.Percentiles = parsePercentiles(r, p)
+	command, phaseWarn := doTransactions(r, command)
+	c.Command = command
 	if err := r.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -100,7 +101,31 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 	}
 	warns = append(warns, workload.Unknown(p)...)
 	warns = append(warns, unknownWarnings(p, factory.Properties)...)
+	if phaseWarn != "" {
+		warns = append([]string{phaseWarn}, warns...)
+	}
 	return c, dedupe(warns), nil
+}
+
+// doTransactions reads YCSB's dotransactions, the property YCSB's -load
+// (false) and -t (true) set: given with -p it decides the phase over the
+// subcommand, as a -p after YCSB's -load does. The warning says when it
+// overrode the subcommand.
+func doTransactions(r *adapters.Reader, command string) (string, string) {
+	if !r.Has("dotransactions") {
+		return command, ""
+	}
+	want := "load"
+	if r.Bool("dotransactions", true) {
+		want = "run"
+	}
+	if want == command {
+		return command, ""
+	}
+	if want == "load" {
+		return want, "dotransactions=false: running the load phase (as YCSB's -load), not the run phase"
+	}
+	return want, "dotransactions=true: running the transactions (as YCSB's -t), not the load phase"
 }
 
 // dedupe drops repeated lines (a name two packages claim), keeping order.

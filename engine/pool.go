@@ -118,6 +118,7 @@ type wstate struct {
 	sched schedule
 	timer *time.Timer
 
+	delay workload.Delayer // nil unless the worker pauses between steps
 	sub   workload.SubRecorder
 	limit func(int) int
 	clock func() int64 // p.now, bound once: a method value allocates
@@ -127,6 +128,7 @@ type wstate struct {
 func (p *pool) newWState(w *worker, rec *measure.Recorder) *wstate {
 	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, sched: newSchedule(), clock: p.now, wake: p.wakeCh}
 	ws.cw = p.wl.NewWorker(uint64(w.id)*7919 + uint64(time.Now().UnixNano()))
+	ws.delay, _ = ws.cw.(workload.Delayer)
 	ws.sub = func(op int, start, end int64, err error) {
 		set := rec.Lock()
 		if err != nil {
@@ -182,6 +184,12 @@ func (p *pool) step(ws *wstate) bool {
 		}
 		return true
 	}
+	if ws.delay != nil {
+		if d := ws.delay.Delay(); d > 0 {
+			ws.pause(d)
+			return true
+		}
+	}
 	if p.limited && p.name == PhaseRun && ws.local == 0 {
 		ws.local = p.claim(claimChunk)
 		if ws.local == 0 {
@@ -236,4 +244,16 @@ func (ws *wstate) record(op, n int, start, end, intended int64, paced bool, err 
 		}
 	}
 	ws.rec.Unlock()
+}
+
+// pause waits d, or less when a control change or stop wakes the worker.
+func (ws *wstate) pause(d time.Duration) {
+	ch := ws.wake()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ch:
+	case <-ws.ctx.Done():
+	}
 }
