@@ -11,13 +11,20 @@
 # sets BENCHTOP_REDIS_ADDR; everything else goes to stderr.
 #
 # Environment:
-#   BENCHTOP_REDIS_PORT   loopback port (default 6379)
+#   BENCHTOP_REDIS_PORT         loopback port (default 6379)
+#   BENCHTOP_REDIS_REQUIREPASS  a password: the server requires it
+#                               (requirepass), and start exports
+#                               BENCHTOP_REDIS_AUTH_ADDR and
+#                               BENCHTOP_REDIS_AUTH_PASSWORD instead of
+#                               BENCHTOP_REDIS_ADDR, so that a second server
+#                               for the password tests runs beside the first
 #
 # The server keeps nothing on disk (--save "" --appendonly no) and listens on
-# 127.0.0.1 only, with protected mode on and no password.
+# 127.0.0.1 only, with protected mode on and no password unless asked.
 set -euo pipefail
 
 PORT=${BENCHTOP_REDIS_PORT:-6379}
+REQUIREPASS=${BENCHTOP_REDIS_REQUIREPASS:-}
 HOST=127.0.0.1 # loopback only, ever
 RUN_DIR=${TMPDIR:-/tmp}/benchtop-redis-$PORT
 PID_FILE=$RUN_DIR/redis.pid
@@ -60,7 +67,12 @@ port_open() { (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null; }
 
 print_env() {
 	echo "# $(redis-server --version | cut -d' ' -f1-3) on $HOST:$PORT, pid file $PID_FILE, log $LOG_FILE"
-	echo "export BENCHTOP_REDIS_ADDR=$HOST:$PORT"
+	if [[ -n $REQUIREPASS ]]; then
+		echo "export BENCHTOP_REDIS_AUTH_ADDR=$HOST:$PORT"
+		echo "export BENCHTOP_REDIS_AUTH_PASSWORD=$REQUIREPASS"
+	else
+		echo "export BENCHTOP_REDIS_ADDR=$HOST:$PORT"
+	fi
 }
 
 start() {
@@ -74,7 +86,14 @@ start() {
 		die "$HOST:$PORT is already in use by another process; set BENCHTOP_REDIS_PORT"
 	fi
 	mkdir -p "$RUN_DIR"
-	redis-server --bind "$HOST" --port "$PORT" --save "" --appendonly no \
+	local auth=()
+	if [[ -n $REQUIREPASS ]]; then
+		# In a config file, so that the password is not on the command line.
+		printf 'requirepass "%s"\n' "$REQUIREPASS" >"$RUN_DIR/auth.conf"
+		chmod 600 "$RUN_DIR/auth.conf"
+		auth=("$RUN_DIR/auth.conf")
+	fi
+	redis-server "${auth[@]}" --bind "$HOST" --port "$PORT" --save "" --appendonly no \
 		--daemonize yes --dir "$RUN_DIR" --pidfile "$PID_FILE" --logfile "$LOG_FILE" \
 		--protected-mode yes >&2 || die "redis-server did not start ($LOG_FILE)"
 	local i
