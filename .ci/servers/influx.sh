@@ -20,6 +20,11 @@
 #   BENCHTOP_INFLUX_PORT   loopback HTTP port (default 8086)
 #   BENCHTOP_INFLUX_RPC    loopback port of the internal RPC (backup) service
 #                          (default 8088)
+#   BENCHTOP_INFLUX_AUTH   1: HTTP basic auth on, with an admin user made at
+#                          start; start then exports BENCHTOP_INFLUX_AUTH_URL,
+#                          _USER and _PASSWORD instead of BENCHTOP_INFLUX_URL,
+#                          so that it runs beside an open instance (give it
+#                          ports of its own)
 set -euo pipefail
 
 PORT=${BENCHTOP_INFLUX_PORT:-8086}
@@ -29,6 +34,9 @@ RUN_DIR=${TMPDIR:-/tmp}/benchtop-influx-$PORT
 PID_FILE=$RUN_DIR/influxd.pid
 LOG_FILE=$RUN_DIR/influxd.log
 CONF=$RUN_DIR/influxdb.conf
+AUTH=${BENCHTOP_INFLUX_AUTH:-}
+AUTH_FILE=$RUN_DIR/admin.password
+AUTH_USER=benchtop_admin
 
 log() { echo "influx.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -106,6 +114,7 @@ bind-address = "$HOST:$RPC_PORT"
   bind-address = "$HOST:$PORT"
   log-enabled = false
   pprof-enabled = false
+  auth-enabled = $([[ $AUTH == 1 ]] && echo true || echo false)
 
 [continuous_queries]
   enabled = false
@@ -117,7 +126,25 @@ EOF
 
 print_env() {
 	echo "# InfluxDB $(influxd version 2>/dev/null | awk '{print $2}') on $HOST:$PORT, pid file $PID_FILE, log $LOG_FILE"
-	echo "export BENCHTOP_INFLUX_URL=http://$HOST:$PORT"
+	if [[ $AUTH == 1 ]]; then
+		echo "export BENCHTOP_INFLUX_AUTH_URL=http://$HOST:$PORT"
+		echo "export BENCHTOP_INFLUX_AUTH_USER=$AUTH_USER"
+		echo "export BENCHTOP_INFLUX_AUTH_PASSWORD=$(cat "$AUTH_FILE")"
+	else
+		echo "export BENCHTOP_INFLUX_URL=http://$HOST:$PORT"
+	fi
+}
+
+# make_admin creates the admin user (InfluxDB 1.x lets the first one be
+# made without credentials when auth is on).
+make_admin() {
+	[[ $AUTH == 1 ]] || return 0
+	command -v curl >/dev/null || die "BENCHTOP_INFLUX_AUTH=1 needs curl"
+	local pass="bt$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+	(umask 077 && echo "$pass" >"$AUTH_FILE")
+	curl -sf -m 10 -XPOST "http://$HOST:$PORT/query" \
+		--data-urlencode "q=CREATE USER $AUTH_USER WITH PASSWORD '$pass' WITH ALL PRIVILEGES" >/dev/null ||
+		die "could not create the admin user"
 }
 
 start() {
@@ -144,6 +171,7 @@ start() {
 		fi
 		if ping; then
 			log "InfluxDB is up on $HOST:$PORT (pid $pid)"
+			make_admin
 			print_env
 			return 0
 		fi
