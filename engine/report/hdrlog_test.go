@@ -16,6 +16,7 @@ import (
 	"benchtop/adapters"
 	"benchtop/engine"
 	"benchtop/engine/core"
+	"benchtop/engine/host"
 	"benchtop/engine/measure"
 )
 
@@ -148,4 +149,15 @@ func reportValue(t *testing.T, report, tag, name string) int64 {
 	}
 	v, _ := strconv.ParseInt(m[1], 10, 64)
 	return v
+}
+
+// An unmeasured CPU figure is shown as such: n/a in text, null in JSON,
+// empty in the time series; a measured 0 stays 0.
+func TestUnknownCPUShownAsSuch(t *testing.T) {
+	if cpuText(-1) != "n/a" || cpuText(0) != "  0%" || cpuJSON(-1) != nil || cpuJSON(0) == nil || *cpuJSON(0) != 0 {
+		t.Errorf("cpuText/cpuJSON: %q %q %v %v", cpuText(-1), cpuText(0), cpuJSON(-1), cpuJSON(0))
+	}
+	if hostCPU(host.Sample{}) != "" || hostCPU(host.Sample{Cores: 2}) != "0" {
+		t.Errorf("hostCPU: %q, %q", hostCPU(host.Sample{}), hostCPU(host.Sample{Cores: 2}))
+	}
 }
