@@ -61,7 +61,9 @@ func (p *pool) resize(n int) {
 		w.stop.Store(true)
 		p.workers = p.workers[:len(p.workers)-1]
 	}
-	for len(p.workers) < n {
+	// No worker starts once the pool is stopping: the drain may be
+	// waiting on wg already (an Add then would race with its Wait).
+	for len(p.workers) < n && !p.stopping.Load() {
 		id := len(p.workers)
 		w := &worker{id: id}
 		p.workers = append(p.workers, w)
@@ -84,9 +86,13 @@ func (p *pool) wakeCh() <-chan struct{} {
 	return p.wake
 }
 
-// stop tells every worker to exit after its current operation.
+// stop tells every worker to exit after its current operation. It takes
+// wmu so that no resize starts a worker after it (see resize).
 func (p *pool) stop() {
-	if p.stopping.Swap(true) {
+	p.wmu.Lock()
+	already := p.stopping.Swap(true)
+	p.wmu.Unlock()
+	if already {
 		return
 	}
 	p.wakeAll()
