@@ -108,10 +108,11 @@ func (a *Assembler) Cumulative() *measure.Set { return a.cumulative }
 // Last is the last snapshot built, nil before the first.
 func (a *Assembler) Last() *Snapshot { return a.last }
 
-// CPU is the mean host CPU over the phase's intervals, 0 when unknown.
+// CPU is the mean host CPU over the phase's measured readings (those
+// with Cores > 0), -1 when there was none.
 func (a *Assembler) CPU() float64 {
 	if a.cpuN == 0 {
-		return 0
+		return -1
 	}
 	return a.cpuSum / float64(a.cpuN)
 }

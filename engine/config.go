@@ -42,11 +42,11 @@ type Config struct {
 
 // runProperties are the run settings the engine reads (outputProperties
 // too); YCSB's other client properties are either not implemented (each
-// warned: notImplemented, pendingProperties) or unknown (warned too).
+// warned: notImplemented) or unknown (warned too).
 var runProperties = []string{
 	"workload", "operationcount", "maxexecutiontime", "threadcount", "target",
 	"status.interval", "measurement.interval", "hdrhistogram.percentiles",
-	"partitions", "load.before.run",
+	"partitions", "load.before.run", "dotransactions",
 }
 
 // Limits on live controls.
@@ -80,6 +80,8 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 	c.Partitions = r.Int("partitions", 1, 1, MaxPartitions)
 	c.LoadBeforeRun = r.Bool("load.before.run", false)
 	c.Percentiles = parsePercentiles(r, p)
+	command, phaseWarn := doTransactions(r, command)
+	c.Command = command
 	c.Output = readOutput(r, c.StatusInterval)
 	if err := r.Err(); err != nil {
 		return nil, nil, err
@@ -97,7 +99,31 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 	warns = append(warns, workload.Unknown(without(p, outputProperties))...)
 	warns = append(warns, unknownWarnings(p, factory.Properties)...)
 	warns = append(warns, notImplementedWarnings(p)...)
+	if phaseWarn != "" {
+		warns = append([]string{phaseWarn}, warns...)
+	}
 	return c, dedupe(warns), nil
+}
+
+// doTransactions reads YCSB's dotransactions, the property YCSB's -load
+// (false) and -t (true) set: given with -p it decides the phase over the
+// subcommand, as a -p after YCSB's -load does. The warning says when it
+// overrode the subcommand.
+func doTransactions(r *adapters.Reader, command string) (string, string) {
+	if !r.Has("dotransactions") {
+		return command, ""
+	}
+	want := "load"
+	if r.Bool("dotransactions", true) {
+		want = "run"
+	}
+	if want == command {
+		return command, ""
+	}
+	if want == "load" {
+		return want, "dotransactions=false: running the load phase (as YCSB's -load), not the run phase"
+	}
+	return want, "dotransactions=true: running the transactions (as YCSB's -t), not the load phase"
 }
 
 // dedupe drops repeated lines (a name two packages claim), keeping order.
@@ -148,7 +174,7 @@ func workloadNames() []string {
 func unknownWarnings(p adapters.Properties, workloadProps []string) []string {
 	known := map[string]bool{}
 	var prefixes []string
-	lists := [][]string{runProperties, outputProperties, pendingProperties, workloadProps}
+	lists := [][]string{runProperties, outputProperties, workloadProps}
 	for k := range notImplemented {
 		known[k] = true // warned on their own
 	}

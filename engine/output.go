@@ -99,27 +99,11 @@ var notImplemented = map[string]string{
 	"latencytrackederrors":        "errors are counted by kind ([READ], Return=NOT_FOUND, ...)",
 }
 
-// pendingProperties are YCSB core properties that another change
-// implements (see its tests); until then they are warned like the others,
-// never accepted silently. Remove a name here when it is read.
-var pendingProperties = []string{
-	"dotransactions",
-	"core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval",
-	"fieldlengthhistogram",
-}
-
 // notImplementedWarnings names every not-implemented property that is set.
 func notImplementedWarnings(p adapters.Properties) []string {
 	var warns []string
 	for _, k := range sortedKeys(p) {
 		why, ok := notImplemented[k]
-		if !ok {
-			for _, q := range pendingProperties {
-				if k == q {
-					ok = true
-				}
-			}
-		}
 		if !ok {
 			continue
 		}

@@ -63,7 +63,9 @@ func (p *pool) resize(n int) {
 		w.stop.Store(true)
 		p.workers = p.workers[:len(p.workers)-1]
 	}
-	for len(p.workers) < n {
+	// No worker starts once the pool is stopping: the drain may be
+	// waiting on wg already (an Add then would race with its Wait).
+	for len(p.workers) < n && !p.stopping.Load() {
 		id := len(p.workers)
 		w := &worker{id: id}
 		p.workers = append(p.workers, w)
@@ -86,9 +88,13 @@ func (p *pool) wakeCh() <-chan struct{} {
 	return p.wake
 }
 
-// stop tells every worker to exit after its current operation.
+// stop tells every worker to exit after its current operation. It takes
+// wmu so that no resize starts a worker after it (see resize).
 func (p *pool) stop() {
-	if p.stopping.Swap(true) {
+	p.wmu.Lock()
+	already := p.stopping.Swap(true)
+	p.wmu.Unlock()
+	if already {
 		return
 	}
 	p.wakeAll()
@@ -120,6 +126,7 @@ type wstate struct {
 	sched schedule
 	timer *time.Timer
 
+	delay workload.Delayer // nil unless the worker pauses between steps
 	sub   workload.SubRecorder
 	limit func(int) int
 	clock func() int64 // p.now, bound once: a method value allocates
@@ -129,6 +136,7 @@ type wstate struct {
 func (p *pool) newWState(w *worker, rec *measure.Recorder) *wstate {
 	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, sched: newSchedule(), clock: p.now, wake: p.wakeCh}
 	ws.cw = p.wl.NewWorker(uint64(w.id)*7919 + uint64(time.Now().UnixNano()))
+	ws.delay, _ = ws.cw.(workload.Delayer)
 	ws.sub = func(op int, start, end int64, err error) {
 		set := rec.Lock()
 		if err != nil {
@@ -184,6 +192,12 @@ func (p *pool) step(ws *wstate) bool {
 			<-ch
 		}
 		return true
+	}
+	if ws.delay != nil {
+		if d := ws.delay.Delay(); d > 0 {
+			ws.pause(d)
+			return true
+		}
 	}
 	if p.limited && p.name == PhaseRun && ws.local == 0 {
 		ws.local = p.claim(claimChunk)
@@ -244,4 +258,16 @@ func (ws *wstate) record(op, n int, start, end, intended int64, paced bool, err 
 		}
 	}
 	ws.rec.Unlock()
+}
+
+// pause waits d, or less when a control change or stop wakes the worker.
+func (ws *wstate) pause(d time.Duration) {
+	ch := ws.wake()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ch:
+	case <-ws.ctx.Done():
+	}
 }

@@ -21,7 +21,9 @@ type PhaseResult struct {
 	Intended    bool // intended-latency histograms were recorded
 	Measurement string
 	Percentiles []float64
-	MeanCPU     float64
+	// MeanCPU is the mean client CPU % over the measured readings,
+	// negative when none was measured (unknown).
+	MeanCPU float64
 	// OpNames names the operation types of Set by index.
 	OpNames []string
 	// Closing is the workload's closing section (last phase only), if any.

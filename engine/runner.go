@@ -90,6 +90,10 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 	if r.host == nil {
 		r.host = host.NewSampler()
 	}
+	// The phase the run does (dotransactions may have changed it).
+	if cfg.Command != "" {
+		r.info.Command = cfg.Command
+	}
 	if r.info.Mix == "" {
 		r.info.Mix = cfg.Workload
 		if d, ok := wl.(workload.Describer); ok {

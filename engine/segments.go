@@ -118,6 +118,7 @@ func (sg *segments) fill(s *segmentAcc) {
 		s.P95 = time.Duration(h.ValueAtQuantile(95))
 		s.P99 = time.Duration(h.ValueAtQuantile(99))
 	}
+	s.CPU = -1 // unknown unless measured
 	if s.cpuN > 0 {
 		s.CPU = s.cpuSum / float64(s.cpuN)
 	}

@@ -126,7 +126,7 @@ type Segment struct {
 	P95        time.Duration
 	P99        time.Duration
 	Errors     int64
-	CPU        float64 // mean client CPU %, 0-100
+	CPU        float64 // mean client CPU %, 0-100, over measured readings; negative: unknown
 	Best       bool    // highest ops/s of all segments
 	Knee       bool    // where p99 starts growing faster than throughput
 	Open       bool    // the current, still growing segment

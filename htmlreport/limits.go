@@ -31,9 +31,13 @@ func limits(run *Run) (findings []Finding, advice []string) {
 	var hot []string
 	peakCPU := 0.0
 	for _, g := range s.Segments {
-		peakCPU = max(peakCPU, g.CPU)
-		if g.CPU > cpuSaturated && g.DurationS >= minSweepSegmentS {
-			hot = append(hot, fmt.Sprintf("segment %d (%s) %.0f %%", g.Index, config(g), g.CPU))
+		if g.CPU == nil { // not measured
+			continue
+		}
+		cpu := *g.CPU
+		peakCPU = max(peakCPU, cpu)
+		if cpu > cpuSaturated && g.DurationS >= minSweepSegmentS {
+			hot = append(hot, fmt.Sprintf("segment %d (%s) %.0f %%", g.Index, config(g), cpu))
 		}
 	}
 	hotRows, runRows := 0, 0

@@ -18,7 +18,7 @@ func signals(fs []Finding) map[string]string {
 
 func TestLimitsFromMeasuredSignals(t *testing.T) {
 	seg := func(i, threads int, target, ops, p99, cpu float64, knee bool) report.SegmentSummary {
-		return report.SegmentSummary{Index: i, StartS: float64(i-1) * 10, DurationS: 10, Threads: threads, Partitions: 1, Target: target, OpsPerSec: ops, P99US: p99, CPU: cpu, Knee: knee}
+		return report.SegmentSummary{Index: i, StartS: float64(i-1) * 10, DurationS: 10, Threads: threads, Partitions: 1, Target: target, OpsPerSec: ops, P99US: p99, CPU: &cpu, Knee: knee}
 	}
 	host := &report.HostSummary{Cores: 4, NICs: []report.NICSummary{{Name: "eth0", SpeedMbps: 1000}}}
 	rows := func(cpu, rxMBps float64) []Row {

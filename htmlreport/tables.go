@@ -120,7 +120,7 @@ func segmentRow(g report.SegmentSummary, extras []string, name string) TRow {
 		numCell(fmtUS(g.P95US), "p95_us", g.P95US),
 		numCell(fmtUS(g.P99US), "p99_us", g.P99US),
 		numCell(units.Count(g.Errors), "errors", float64(g.Errors)),
-		numCell(strconv.FormatFloat(g.CPU, 'f', 0, 64)+" %", "cpu_percent", g.CPU),
+		cpuCell(g.CPU),
 		textCell(mark))
 	return TRow{Class: class, Cells: cells}
 }
@@ -166,4 +166,12 @@ func propertiesTable(s *report.Summary) *Table {
 		t.Rows = append(t.Rows, TRow{Cells: []Cell{textCell(k), textCell(s.Properties[k])}})
 	}
 	return t
+}
+
+// cpuCell is a segment's mean client CPU, "n/a" when it was not measured.
+func cpuCell(cpu *float64) Cell {
+	if cpu == nil {
+		return textCell("n/a")
+	}
+	return numCell(strconv.FormatFloat(*cpu, 'f', 0, 64)+" %", "cpu_percent", *cpu)
 }

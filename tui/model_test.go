@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,10 +16,17 @@ import (
 	"benchtop/themes"
 )
 
+// tickCode is the code of the commands tea.Tick makes (every one is the
+// same closure), which wait seconds for a timer.
+var tickCode = reflect.ValueOf(tea.Tick(time.Hour, func(time.Time) tea.Msg { return nil })).Pointer()
+
 // runCmd executes cmd as bubbletea would and returns the messages it
-// produced; commands that wait (ticks) are left behind after a moment.
+// produced. Timers (tea.Tick: the notice and stop timeouts, seconds long)
+// are left out, recognised by their code rather than by how long they
+// take, so that a command slowed down by a busy machine is still run to
+// its end.
 func runCmd(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
+	if cmd == nil || reflect.ValueOf(cmd).Pointer() == tickCode {
 		return nil
 	}
 	ch := make(chan tea.Msg, 1)
@@ -33,8 +41,8 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 			return out
 		}
 		return []tea.Msg{msg}
-	case <-time.After(100 * time.Millisecond):
-		return nil
+	case <-time.After(30 * time.Second):
+		panic("a command that is not a timer did not return within 30 s")
 	}
 }
 

@@ -21,6 +21,11 @@
 #                          ${TMPDIR:-/tmp}/benchtop-influx-PORT is keyed by it
 #   BENCHTOP_INFLUX_RPC    loopback port of the internal RPC (backup) service
 #                          (default the HTTP port + 2: 8088 for 8086)
+#   BENCHTOP_INFLUX_AUTH   1: HTTP basic auth on, with an admin user made at
+#                          start; start then exports BENCHTOP_INFLUX_AUTH_URL,
+#                          _USER and _PASSWORD instead of BENCHTOP_INFLUX_URL,
+#                          so that it runs beside an open instance (give it
+#                          ports of its own)
 set -euo pipefail
 SRV_NAME=influx
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -36,6 +41,9 @@ PID_FILE=$RUN_DIR/influxd.pid
 LOG_FILE=$RUN_DIR/influxd.log
 CONF=$RUN_DIR/influxdb.conf
 MARKS=(influxd "$CONF")
+AUTH=${BENCHTOP_INFLUX_AUTH:-}
+AUTH_FILE=$RUN_DIR/admin.password
+AUTH_USER=benchtop_admin
 
 # ping succeeds when /ping answers 204.
 ping() {
@@ -76,6 +84,7 @@ bind-address = "$HOST:$RPC_PORT"
 
 [http]
   enabled = true
+  auth-enabled = $([[ $AUTH == 1 ]] && echo true || echo false)
   bind-address = "$HOST:$PORT"
   log-enabled = false
   pprof-enabled = false
@@ -90,7 +99,26 @@ EOF
 
 print_env() {
 	echo "# InfluxDB $(influxd version 2>/dev/null | awk '{print $2}') on $HOST:$PORT (RPC $HOST:$RPC_PORT), pid file $PID_FILE, log $LOG_FILE"
-	echo "export BENCHTOP_INFLUX_URL=http://$HOST:$PORT"
+	if [[ $AUTH == 1 ]]; then
+		echo "export BENCHTOP_INFLUX_AUTH_URL=http://$HOST:$PORT"
+		echo "export BENCHTOP_INFLUX_AUTH_USER=$AUTH_USER"
+		echo "export BENCHTOP_INFLUX_AUTH_PASSWORD=$(cat "$AUTH_FILE")"
+	else
+		echo "export BENCHTOP_INFLUX_URL=http://$HOST:$PORT"
+	fi
+}
+
+# make_admin creates the admin user (InfluxDB 1.x lets the first one be
+# made without credentials when auth is on).
+make_admin() {
+	[[ $AUTH == 1 ]] || return 0
+	command -v curl >/dev/null || die "BENCHTOP_INFLUX_AUTH=1 needs curl"
+	local pass
+	pass="bt$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+	(umask 077 && echo "$pass" >"$AUTH_FILE")
+	curl -sf -m 10 -XPOST "http://$HOST:$PORT/query" \
+		--data-urlencode "q=CREATE USER $AUTH_USER WITH PASSWORD '$pass' WITH ALL PRIVILEGES" >/dev/null ||
+		die "could not create the admin user"
 }
 
 start() {
@@ -107,6 +135,7 @@ start() {
 	write_config
 	srv_launch "$PID_FILE" "$LOG_FILE" influxd -config "$CONF"
 	srv_wait_up "$SRV_PID" "$LOG_FILE" 30 "InfluxDB on $HOST:$PORT" ping
+	make_admin
 	print_env
 }
 

@@ -11,6 +11,12 @@
 # sets BENCHTOP_REDIS_ADDR; everything else goes to stderr.
 #
 # Environment:
+#   BENCHTOP_REDIS_REQUIREPASS  a password: the server requires it
+#                               (requirepass), and start exports
+#                               BENCHTOP_REDIS_AUTH_ADDR and
+#                               BENCHTOP_REDIS_AUTH_PASSWORD instead of
+#                               BENCHTOP_REDIS_ADDR (a second server for the
+#                               password tests runs beside the first)
 #   BENCHTOP_REDIS_PORT   loopback port (default 6379); the state folder
 #                         ${TMPDIR:-/tmp}/benchtop-redis-PORT is keyed by it
 #
@@ -22,6 +28,7 @@ SRV_NAME=redis
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PORT=${BENCHTOP_REDIS_PORT:-6379}
+REQUIREPASS=${BENCHTOP_REDIS_REQUIREPASS:-}
 srv_port BENCHTOP_REDIS_PORT "$PORT"
 RUN_DIR=$(srv_state_dir "$PORT")
 PID_FILE=$RUN_DIR/redis.pid
@@ -31,7 +38,12 @@ MARKS=(redis-server "$RUN_DIR")
 
 print_env() {
 	echo "# $(redis-server --version | cut -d' ' -f1-3) on $SRV_HOST:$PORT, pid file $PID_FILE, log $LOG_FILE"
-	echo "export BENCHTOP_REDIS_ADDR=$SRV_HOST:$PORT"
+	if [[ -n $REQUIREPASS ]]; then
+		echo "export BENCHTOP_REDIS_AUTH_ADDR=$SRV_HOST:$PORT"
+		echo "export BENCHTOP_REDIS_AUTH_PASSWORD=$REQUIREPASS"
+	else
+		echo "export BENCHTOP_REDIS_ADDR=$SRV_HOST:$PORT"
+	fi
 }
 
 start() {
@@ -51,7 +63,14 @@ start() {
 	fi
 	port_open "$PORT" && die "$SRV_HOST:$PORT is already in use by another process; set BENCHTOP_REDIS_PORT"
 	mkdir -p "$RUN_DIR"
-	srv_launch "$PID_FILE" "$LOG_FILE" redis-server --bind "$SRV_HOST" --port "$PORT" \
+	local auth=()
+	if [[ -n $REQUIREPASS ]]; then
+		# In a config file, so that the password is not on the command line.
+		printf 'requirepass "%s"\n' "$REQUIREPASS" >"$RUN_DIR/auth.conf"
+		chmod 600 "$RUN_DIR/auth.conf"
+		auth=("$RUN_DIR/auth.conf")
+	fi
+	srv_launch "$PID_FILE" "$LOG_FILE" redis-server "${auth[@]}" --bind "$SRV_HOST" --port "$PORT" \
 		--save "" --appendonly no --daemonize no --dir "$RUN_DIR" \
 		--protected-mode yes --set-proc-title no
 	srv_wait_up "$SRV_PID" "$LOG_FILE" 10 "redis-server on $SRV_HOST:$PORT" port_open "$PORT"

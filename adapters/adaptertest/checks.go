@@ -256,16 +256,39 @@ func (s *suite) testScan(t *testing.T) {
 // Capabilities say scans are unordered. On a hash-partitioned store (a
 // DynamoDB table keyed by a hash key) a scan runs in hash order and its
 // start key is a position in that order, not a lower bound on keys; so
-// neither the order, nor which record comes first, nor "fewer near the
-// end" can be checked. What remains: the scan returns no more than
-// asked, no record twice, and every record of ours it returns is real
-// and complete (or has exactly the requested fields). Records of other
-// data on a shared server are ignored.
+// neither the order nor which record follows which can be checked. What
+// can: a scan from an existing key returns that key; it returns as many
+// records as asked, unless the store's own order holds fewer from there
+// (what a long scan from the same key returns: the count the store can
+// give), and only records of that long scan, none twice, each real and
+// complete (or with exactly the requested fields); and from the first of
+// our keys in the store's order a scan reaches all of them. Records of
+// other data on a shared server are ignored, but counted.
 func (s *suite) testScanUnordered(t *testing.T, c *client, keys []string) {
 	ctx := t.Context()
 	ours := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		ours[k] = true
+	}
+	const long = 1000
+	rest := func(start string) (map[string]bool, int, bool) {
+		got, err := c.scan(ctx, start, long, nil)
+		if err != nil {
+			t.Errorf("Scan(%q, %d): %v", start, long, err)
+			return nil, 0, false
+		}
+		m := make(map[string]bool, len(got))
+		n := 0
+		for _, r := range got {
+			m[r.Key] = true
+			if ours[r.Key] {
+				n++
+			}
+		}
+		if !m[start] {
+			t.Errorf("Scan(%q, %d) does not return its start key, which exists (%d records)", start, long, len(got))
+		}
+		return m, len(got), true
 	}
 	for _, tc := range []struct {
 		start  string
@@ -275,14 +298,19 @@ func (s *suite) testScanUnordered(t *testing.T, c *client, keys []string) {
 		{keys[0], 10, nil},
 		{keys[20], 7, []string{"field1", "field3"}},
 		{keys[45], 10, nil},
+		{keys[33], 1, nil},
 	} {
+		can, canN, ok := rest(tc.start)
+		if !ok {
+			continue
+		}
 		got, err := c.scan(ctx, tc.start, tc.count, tc.fields)
 		if err != nil {
 			t.Errorf("Scan(%q, %d): %v", tc.start, tc.count, err)
 			continue
 		}
-		if len(got) > tc.count {
-			t.Errorf("Scan(%q, %d) returned %d records", tc.start, tc.count, len(got))
+		if want := min(tc.count, canN); len(got) != want {
+			t.Errorf("Scan(%q, %d) returned %d records; the store holds %d from there, want %d", tc.start, tc.count, len(got), canN, want)
 		}
 		fields := tc.fields
 		if fields == nil {
@@ -294,6 +322,9 @@ func (s *suite) testScanUnordered(t *testing.T, c *client, keys []string) {
 				t.Errorf("Scan(%q, %d) returned %q twice", tc.start, tc.count, r.Key)
 			}
 			seen[r.Key] = true
+			if !can[r.Key] {
+				t.Errorf("Scan(%q, %d) returned %q, which a longer scan from there does not", tc.start, tc.count, r.Key)
+			}
 			if strings.HasPrefix(r.Key, s.key("~scan/")) && !ours[r.Key] {
 				t.Errorf("Scan(%q, %d) returned %q, which was never written", tc.start, tc.count, r.Key)
 				continue
@@ -305,6 +336,25 @@ func (s *suite) testScanUnordered(t *testing.T, c *client, keys []string) {
 				t.Errorf("Scan(%q, %d, %q): record %q: %s", tc.start, tc.count, tc.fields, r.Key, d)
 			}
 		}
+	}
+	// From the first of our keys in the store's order, a scan reaches
+	// every one of them.
+	most := 0
+	for _, k := range keys {
+		can, _, ok := rest(k)
+		if !ok {
+			return
+		}
+		n := 0
+		for o := range ours {
+			if can[o] {
+				n++
+			}
+		}
+		most = max(most, n)
+	}
+	if most != len(keys) {
+		t.Errorf("no scan from one of our %d keys reaches them all (at most %d): the store holds them all", len(keys), most)
 	}
 }
 

@@ -70,12 +70,14 @@ func (db *DB) projection(fields []string, names map[string]string) string {
 }
 
 // appendFields appends the item's field attributes (all but the key
-// attributes) to dst, sorted by name. Names and values come from the
+// attributes and the TTL attribute, which is the adapter's own and no
+// field: dataintegrity would count it as a field nobody wrote) to dst,
+// sorted by name. Names and values come from the
 // decoded response and belong to the caller.
 func (db *DB) appendFields(dst []adapters.Field, item map[string]types.AttributeValue) []adapters.Field {
 	start := len(dst)
 	for name, av := range item {
-		if name == db.s.primaryKey || (db.s.keyType == KeyTypeHashAndRange && name == db.s.hashKeyName) {
+		if name == db.s.primaryKey || (db.s.keyType == KeyTypeHashAndRange && name == db.s.hashKeyName) || (db.s.ttlKey != "" && name == db.s.ttlKey) {
 			continue
 		}
 		if v, ok := attributeBytes(av); ok {

@@ -3,10 +3,13 @@ package core
 import (
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"benchtop/adapters"
+	"benchtop/engine/gen"
 )
 
 // Config is the core workload's share of the properties: YCSB's
@@ -17,11 +20,14 @@ type Config struct {
 	Table           string
 	FieldCount      int
 	FieldLength     int
-	FieldLengthDist string // constant, uniform, zipfian
+	FieldLengthDist string // constant, uniform, zipfian, histogram
 	MinFieldLength  int
-	ReadAllFields   bool
-	// ReadAllFieldsByName reads all fields by naming them rather than
-	// asking for all (readallfieldsbyname, as YCSB).
+	// FieldLengthHistogram is the histogram read from the
+	// fieldlengthhistogram file (fieldlengthdistribution=histogram).
+	FieldLengthHistogram *gen.Histogram
+	ReadAllFields        bool
+	// ReadAllFieldsByName names every field in a read of all fields
+	// rather than asking for all (YCSB's readallfieldsbyname).
 	ReadAllFieldsByName bool
 	WriteAllFields      bool
 	// ReadFields and WriteFields are the fields reads/scans and updates
@@ -48,6 +54,12 @@ type Config struct {
 	InsertStart             int64
 	InsertCount             int64
 	ZeroPadding             int
+	// InsertionRetryLimit and InsertionRetryInterval are YCSB's
+	// core_workload_insertion_retry_limit and _interval: a failed
+	// load-phase insert is tried again up to the limit, after a pause of
+	// 0.8 to 1.2 times the interval.
+	InsertionRetryLimit    int
+	InsertionRetryInterval time.Duration
 }
 
 // properties are the names the core workload reads (YCSB's CoreWorkload).
@@ -59,7 +71,8 @@ var properties = []string{
 	"hotspotdatafraction", "hotspotopnfraction", "exponential.percentile", "exponential.frac",
 	"minscanlength", "maxscanlength", "scanlengthdistribution", "insertorder",
 	"insertstart", "insertcount", "zeropadding", "fieldnameprefix", "dataintegrity",
-	"readfields", "writefields",
+	"readfields", "writefields", "fieldlengthhistogram",
+	"core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval",
 }
 
 // ParseConfig reads and checks the core workload's properties for a load
@@ -76,8 +89,11 @@ func ParseConfig(command string, p adapters.Properties) (*Config, error) {
 	}
 	c.FieldCount = r.Int("fieldcount", 10, 1, 10000)
 	c.FieldLength = r.Int("fieldlength", 100, 1, 64<<20)
-	c.FieldLengthDist = r.Choice("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian")
+	c.FieldLengthDist = r.Choice("fieldlengthdistribution", "constant", "constant", "uniform", "zipfian", "histogram")
 	c.MinFieldLength = r.Int("minfieldlength", 1, 1, 64<<20)
+	if c.FieldLengthDist == "histogram" {
+		c.FieldLengthHistogram = readHistogram(r, r.String("fieldlengthhistogram", "hist.txt"))
+	}
 	c.ReadAllFields = r.Bool("readallfields", true)
 	c.ReadAllFieldsByName = r.Bool("readallfieldsbyname", false)
 	c.WriteAllFields = r.Bool("writeallfields", false)
@@ -104,6 +120,8 @@ func ParseConfig(command string, p adapters.Properties) (*Config, error) {
 	c.InsertStart = r.Int64("insertstart", 0, 0, math.MaxInt64)
 	c.InsertCount = r.Int64("insertcount", c.RecordCount-c.InsertStart, 0, math.MaxInt64)
 	c.ZeroPadding = r.Int("zeropadding", 1, 1, 64)
+	c.InsertionRetryLimit = r.Int("core_workload_insertion_retry_limit", 0, 0, 1<<20)
+	c.InsertionRetryInterval = r.Seconds("core_workload_insertion_retry_interval", 3*time.Second, 0, 24*time.Hour)
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
@@ -111,6 +129,40 @@ func ParseConfig(command string, p adapters.Properties) (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// readHistogram reads YCSB's field length histogram file (its default
+// name is hist.txt, as in YCSB), before anything touches the database.
+func readHistogram(r *adapters.Reader, path string) *gen.Histogram {
+	f, err := os.Open(path)
+	if err != nil {
+		r.Fail(&adapters.ConfigError{Key: "fieldlengthhistogram", Value: path, Allowed: "a readable histogram file (" + oneLineErr(err) + ")"})
+		return nil
+	}
+	defer f.Close()
+	h, err := gen.ReadHistogram(f)
+	if err != nil {
+		r.Fail(&adapters.ConfigError{Key: "fieldlengthhistogram", Value: path, Allowed: "YCSB's histogram format: \"BlockSize<TAB>n\", then \"bucket<TAB>count\" lines (" + err.Error() + ")"})
+		return nil
+	}
+	return h
+}
+
+// oneLineErr is an open error without the path the message repeats.
+func oneLineErr(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// MaxFieldLength is the longest value the field length distribution
+// gives.
+func (c *Config) MaxFieldLength() int {
+	if c.FieldLengthHistogram != nil {
+		return int(c.FieldLengthHistogram.Max())
+	}
+	return c.FieldLength
 }
 
 // check is the cross-property checks.
@@ -124,7 +176,7 @@ func (c *Config) check(command string, p adapters.Properties) error {
 	if c.MinScanLength > c.MaxScanLength {
 		return bad("minscanlength", fmt.Sprintf("at most maxscanlength (%d)", c.MaxScanLength))
 	}
-	if c.MinFieldLength > c.FieldLength && c.FieldLengthDist != "constant" {
+	if c.MinFieldLength > c.FieldLength && (c.FieldLengthDist == "uniform" || c.FieldLengthDist == "zipfian") {
 		return bad("minfieldlength", fmt.Sprintf("at most fieldlength (%d)", c.FieldLength))
 	}
 	if c.DataIntegrity && c.FieldLengthDist != "constant" {

@@ -6,8 +6,6 @@
 package core
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -124,6 +122,11 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 		w.fieldLen = gen.NewUniform(int64(cfg.MinFieldLength), int64(cfg.FieldLength))
 	case "zipfian":
 		w.fieldLen = gen.NewZipfian(int64(cfg.MinFieldLength), int64(cfg.FieldLength), gen.ZipfianConstant)
+	case "histogram":
+		if cfg.FieldLengthHistogram == nil {
+			return nil, fmt.Errorf("fieldlengthdistribution=histogram: no histogram read")
+		}
+		w.fieldLen = cfg.FieldLengthHistogram
 	default:
 		w.fieldLen = gen.NewConstant(int64(cfg.FieldLength))
 	}
@@ -163,7 +166,7 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 	// Random values are slices of one read-only pool of printable bytes
 	// (YCSB's RandomByteIterator draws printable characters too): adapters
 	// copy what they keep, so sharing it is safe and costs nothing per op.
-	maxLen := cfg.FieldLength
+	maxLen := cfg.MaxFieldLength()
 	r := rand.New(rand.NewPCG(1, 2))
 	w.randPool = make([]byte, 64*1024+maxLen)
 	for i := range w.randPool {
@@ -224,9 +227,13 @@ type coreWorker struct {
 	valBufs [][]byte
 	readDst []adapters.Field
 	scanDst []adapters.Record
+	one     [1]string
 	names   []string // the field names of one read, when drawn at random
 	perm    []int    // field indexes, shuffled in part to draw distinct fields
 	batch   []adapters.Record
+	seen    []bool // verify: fields met in one read
+	verBuf  []byte // verify: the value expected
+	retry   loadRetry
 }
 
 func (w *coreWorkload) newWorker(seed uint64) *coreWorker {
@@ -237,6 +244,7 @@ func (w *coreWorkload) newWorker(seed uint64) *coreWorker {
 		values:  make([]adapters.Field, 0, len(w.fieldNames)),
 		valBufs: make([][]byte, len(w.fieldNames)),
 		readDst: make([]adapters.Field, 0, len(w.fieldNames)),
+		seen:    make([]bool, len(w.fieldNames)),
 		names:   make([]string, 0, len(w.fieldNames)),
 		perm:    make([]int, len(w.fieldNames)),
 	}
@@ -284,119 +292,4 @@ func (cw *coreWorker) value(i int, key, field string) []byte {
 	}
 	off := cw.r.IntN(len(w.randPool) - size + 1)
 	return w.randPool[off : off+size : off+size]
-}
-
-// errIntegrity marks a data-integrity mismatch.
-var errIntegrity = adapters.WithKind(adapters.KindIntegrity, errors.New("data integrity: value read does not match the value written"))
-
-// verify checks read fields against deterministic values.
-func (cw *coreWorker) verify(key string, fields []adapters.Field) error {
-	if !cw.w.cfg.DataIntegrity {
-		return nil
-	}
-	for _, f := range fields {
-		want := deterministicValue(cw.valBufs[0], key, f.Name, cw.w.cfg.FieldLength)
-		cw.valBufs[0] = want
-		if string(want) != string(f.Value) {
-			return errIntegrity
-		}
-	}
-	return nil
-}
-
-// Transaction runs one run-phase operation and returns its type, the
-// number of operations it counts for, and its error. The READ and UPDATE
-// of a read-modify-write are recorded through sub too, as YCSB does.
-func (cw *coreWorker) Transaction(ctx context.Context, now func() int64, sub workload.SubRecorder) (int, int, error) {
-	w := cw.w
-	op := w.ops.Next(cw.r)
-	table := w.cfg.Table
-	switch op {
-	case OpRead:
-		cw.keyBuf = w.keyName(cw.keyBuf, cw.nextKeynum())
-		key := unsafeString(cw.keyBuf)
-		res, err := w.db.Read(ctx, table, key, cw.readFields(), cw.readDst[:0])
-		cw.readDst = res[:0]
-		if err == nil {
-			err = cw.verify(key, res)
-		}
-		return op, 1, err
-	case OpUpdate:
-		cw.keyBuf = w.keyName(cw.keyBuf, cw.nextKeynum())
-		key := unsafeString(cw.keyBuf)
-		return op, 1, w.db.Update(ctx, table, key, cw.buildValues(key, w.cfg.WriteFields))
-	case OpInsert:
-		n := w.insertSeq.Next()
-		cw.keyBuf = w.keyName(cw.keyBuf, n)
-		key := unsafeString(cw.keyBuf)
-		err := w.db.Insert(ctx, table, key, cw.buildValues(key, Fields{All: true}))
-		w.insertSeq.Acknowledge(n)
-		return op, 1, err
-	case OpScan:
-		cw.keyBuf = w.keyName(cw.keyBuf, cw.nextKeynum())
-		key := unsafeString(cw.keyBuf)
-		n := int(w.scanLen.Next(cw.r))
-		res, err := w.db.Scan(ctx, table, key, n, cw.readFields(), cw.scanDst[:0])
-		clear(res)
-		cw.scanDst = res[:0]
-		return op, 1, err
-	case OpRMW:
-		cw.keyBuf = w.keyName(cw.keyBuf, cw.nextKeynum())
-		key := unsafeString(cw.keyBuf)
-		t0 := now()
-		res, err := w.db.Read(ctx, table, key, cw.readFields(), cw.readDst[:0])
-		cw.readDst = res[:0]
-		if err == nil {
-			err = cw.verify(key, res)
-		}
-		t1 := now()
-		sub(OpRead, t0, t1, err)
-		if err != nil {
-			return op, 1, err
-		}
-		err = w.db.Update(ctx, table, key, cw.buildValues(key, w.cfg.WriteFields))
-		sub(OpUpdate, t1, now(), err)
-		return op, 1, err
-	case OpDelete:
-		cw.keyBuf = w.keyName(cw.keyBuf, cw.nextKeynum())
-		return op, 1, w.db.Delete(ctx, table, unsafeString(cw.keyBuf))
-	}
-	return op, 1, fmt.Errorf("unknown operation %d", op)
-}
-
-// Load runs one load-phase step: one insert, or one batch when the
-// adapter batches. It returns the number of records, 0 when the load is
-// done.
-func (cw *coreWorker) Load(ctx context.Context, limit func(int) int) (int, error) {
-	w := cw.w
-	if w.batcher == nil {
-		if limit(1) == 0 {
-			return 0, nil
-		}
-		n := w.keySequence.Next()
-		cw.keyBuf = w.keyName(cw.keyBuf, n)
-		key := unsafeString(cw.keyBuf)
-		return 1, w.db.Insert(ctx, w.cfg.Table, key, cw.buildValues(key, Fields{All: true}))
-	}
-	want := limit(w.batch)
-	if want == 0 {
-		return 0, nil
-	}
-	// Batches need stable keys and values until the call returns: build
-	// them in per-worker arenas.
-	cw.batch = cw.batch[:0]
-	var valArena []byte
-	for i := 0; i < want; i++ {
-		n := w.keySequence.Next()
-		cw.keyBuf = w.keyName(cw.keyBuf, n)
-		key := string(cw.keyBuf)
-		vals := make([]adapters.Field, len(w.fieldNames))
-		for j, name := range w.fieldNames {
-			v := cw.value(j, key, name)
-			valArena = append(valArena, v...)
-			vals[j] = adapters.Field{Name: name, Value: valArena[len(valArena)-len(v):]}
-		}
-		cw.batch = append(cw.batch, adapters.Record{Key: key, Fields: vals})
-	}
-	return want, w.batcher.InsertBatch(ctx, w.cfg.Table, cw.batch)
 }

@@ -93,19 +93,8 @@ func (cw *coreWorker) pick(f Fields) []int {
 	return cw.perm[:f.Random]
 }
 
-// readFields returns the field names one read or scan asks for: nil for
-// all of them.
-func (cw *coreWorker) readFields() []string {
-	f := cw.w.cfg.ReadFields
-	if f.All {
-		if cw.w.cfg.ReadAllFieldsByName {
-			return cw.w.fieldNames
-		}
-		return nil
-	}
-	if f.Fixed != nil {
-		return cw.w.readNames
-	}
+// randomNames draws the field names of one read: f.Random distinct ones.
+func (cw *coreWorker) randomNames(f Fields) []string {
 	cw.names = cw.names[:0]
 	for _, i := range cw.pick(f) {
 		cw.names = append(cw.names, cw.w.fieldNames[i])

@@ -9,11 +9,15 @@ import "time"
 // time since the previous reading. It is immutable once published.
 type Sample struct {
 	Time time.Time
-	// CPUTotal is the busy share of all cores, 0-100.
+	// CPUTotal is the busy share of all cores, 0-100; unknown (0) when
+	// Cores is 0.
 	CPUTotal float64
-	// CPUPerCore is the busy share of each core, 0-100.
+	// CPUPerCore is the busy share of each core, 0-100 (nil when unknown).
 	CPUPerCore []float64
-	// Cores is the number of logical CPUs.
+	// Cores is the number of logical CPUs measured, 0 when the CPU figures
+	// are unknown: /proc/stat could not be read, or this is the first
+	// reading (no baseline to compare with). Never average a CPU figure of
+	// a sample with Cores == 0: it is not a measured 0.
 	Cores int
 	// ProcCPU is this process's CPU use in percent of one core (can exceed
 	// 100 on several cores).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +37,9 @@ type Sampler struct {
 	// point it elsewhere).
 	sysNet string
 	proc   *process.Process // nil if this process could not be opened
+	// cpuTimes reads /proc/stat per core (a field so tests can make it
+	// fail).
+	cpuTimes func(percpu bool) ([]cpu.TimesStat, error)
 
 	cpuOK   bool
 	cpuPrev []cpu.TimesStat // per core, as read
@@ -72,9 +74,10 @@ type ifaceInfo struct {
 // so that the first Sample has rates to report.
 func NewSampler() *Sampler {
 	s := &Sampler{
-		asks:   make(chan chan Sample),
-		sysNet: defaultSysClassNet,
-		ifaces: make(map[string]ifaceInfo),
+		asks:     make(chan chan Sample),
+		sysNet:   defaultSysClassNet,
+		ifaces:   make(map[string]ifaceInfo),
+		cpuTimes: cpu.Times,
 	}
 	// A process that cannot read /proc/self (unusual sandboxes) simply
 	// reports no process figures.
@@ -100,9 +103,6 @@ func (s *Sampler) Sample() Sample {
 	out := Sample{Time: time.Now()}
 	out.CPUTotal, out.CPUPerCore = s.sampleCPU()
 	out.Cores = len(out.CPUPerCore)
-	if out.Cores == 0 {
-		out.Cores = runtime.NumCPU()
-	}
 	out.ProcCPU, out.ProcRSS = s.sampleProc()
 	out.NICs, out.Loopback = s.sampleNet()
 
@@ -168,7 +168,7 @@ func (s *Sampler) Latest() Sample {
 func (s *Sampler) readCPU() []cpu.TimesStat {
 	// One read of /proc/stat: the total is the sum of the cores, so the
 	// "cpu" line need not be read separately.
-	cur, err := cpu.Times(true)
+	cur, err := s.cpuTimes(true)
 	if err != nil || len(cur) == 0 {
 		s.cpuOK, s.cpuPrev = false, nil
 		return nil
@@ -183,10 +183,10 @@ func (s *Sampler) sampleCPU() (total float64, perCore []float64) {
 	if cur == nil {
 		return 0, nil
 	}
-	perCore = make([]float64, len(cur))
 	if !prevOK {
-		return 0, perCore
+		return 0, nil // no baseline: unknown, not 0
 	}
+	perCore = make([]float64, len(cur))
 	var sumPrev, sumCur cpu.TimesStat
 	for i, c := range cur {
 		p, ok := matchCore(prev, i, c.CPU)

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"io"
 	stdnet "net"
 	"os"
@@ -447,5 +448,31 @@ func TestProcCPUOverAShortSpanIsNotInflated(t *testing.T) {
 		if got := s.Sample(); got.ProcCPU > 100*float64(runtime.NumCPU())+5 {
 			t.Fatalf("reading %d: ProcCPU %.0f %% on %d cores", i, got.ProcCPU, runtime.NumCPU())
 		}
+	}
+}
+
+// When /proc/stat cannot be read the CPU figures are unknown (Cores 0, no
+// per-core figures), never a measured 0; the first reading after one that
+// failed has no baseline and is unknown too; then figures come back.
+func TestCPUUnknownWithoutProc(t *testing.T) {
+	s := NewSampler()
+	if first := s.Sample(); first.Cores == 0 || len(first.CPUPerCore) != first.Cores {
+		t.Fatalf("a readable /proc/stat gave Cores %d, %d per-core figures", first.Cores, len(first.CPUPerCore))
+	}
+	real := s.cpuTimes
+	s.cpuTimes = func(bool) ([]cpu.TimesStat, error) { return nil, errors.New("no /proc") }
+	if got := s.Sample(); got.Cores != 0 || got.CPUPerCore != nil || got.CPUTotal != 0 {
+		t.Errorf("unreadable /proc/stat: Cores %d, per-core %v, total %v; want unknown (0, nil, 0)", got.Cores, got.CPUPerCore, got.CPUTotal)
+	}
+	s.cpuTimes = real
+	if got := s.Sample(); got.Cores != 0 {
+		t.Errorf("first reading after a failure (no baseline): Cores %d, want 0 (unknown)", got.Cores)
+	}
+	if got := s.Sample(); got.Cores == 0 {
+		t.Errorf("second reading after a failure: Cores 0, want the figures back")
+	}
+	fresh := &Sampler{cpuTimes: real}
+	if total, per := fresh.sampleCPU(); per != nil || total != 0 {
+		t.Errorf("a sampler without a baseline reports %v, %v; want unknown", total, per)
 	}
 }

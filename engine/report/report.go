@@ -234,9 +234,25 @@ func WriteSegments(w io.Writer, segs []engine.Segment) {
 				row += fmt.Sprintf(" %11.2f", v)
 			}
 		}
-		fmt.Fprintf(w, "%s %7s %7s %7s %6d %3.0f%%  %s\n", row, FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99),
-			s.Errors, s.CPU, strings.TrimSpace(mark+"  "+s.Label))
+		fmt.Fprintf(w, "%s %7s %7s %7s %6d %4s  %s\n", row, FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99),
+			s.Errors, cpuText(s.CPU), strings.TrimSpace(mark+"  "+s.Label))
 	}
+}
+
+// cpuText is a CPU percentage, or n/a when it was not measured.
+func cpuText(pct float64) string {
+	if pct < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%3.0f%%", pct)
+}
+
+// cpuJSON is a CPU percentage for JSON: null when it was not measured.
+func cpuJSON(pct float64) *float64 {
+	if pct < 0 {
+		return nil
+	}
+	return &pct
 }
 
 // shortDur renders a segment length in at most 6 characters: 9.5s, 1m30s,
@@ -315,7 +331,7 @@ type Summary struct {
 	Operations  []OpSummary        `json:"operations"`
 	Segments    []SegmentSummary   `json:"segments"`
 	Integrity   int64              `json:"integrity_mismatches"`
-	MeanCPU     float64            `json:"mean_client_cpu_percent"`
+	MeanCPU     *float64           `json:"mean_client_cpu_percent"` // null: not measured
 	Properties  map[string]string  `json:"properties"`
 	Extra       map[string]any     `json:"extra,omitempty"`
 	Errors      map[string]int64   `json:"errors_by_kind,omitempty"`
@@ -394,22 +410,22 @@ type OpStats struct {
 
 // SegmentSummary is one row of the what-if table.
 type SegmentSummary struct {
-	Index      int     `json:"index"`
-	StartS     float64 `json:"start_s"`
-	DurationS  float64 `json:"duration_s"`
-	Label      string  `json:"label"`
-	Threads    int     `json:"threads"`
-	Partitions int     `json:"partitions"`
-	Target     float64 `json:"target"`
-	Ops        int64   `json:"operations"`
-	OpsPerSec  float64 `json:"ops_per_sec"`
-	P50US      float64 `json:"p50_us"`
-	P95US      float64 `json:"p95_us"`
-	P99US      float64 `json:"p99_us"`
-	Errors     int64   `json:"errors"`
-	CPU        float64 `json:"cpu_percent"`
-	Best       bool    `json:"best"`
-	Knee       bool    `json:"knee"`
+	Index      int      `json:"index"`
+	StartS     float64  `json:"start_s"`
+	DurationS  float64  `json:"duration_s"`
+	Label      string   `json:"label"`
+	Threads    int      `json:"threads"`
+	Partitions int      `json:"partitions"`
+	Target     float64  `json:"target"`
+	Ops        int64    `json:"operations"`
+	OpsPerSec  float64  `json:"ops_per_sec"`
+	P50US      float64  `json:"p50_us"`
+	P95US      float64  `json:"p95_us"`
+	P99US      float64  `json:"p99_us"`
+	Errors     int64    `json:"errors"`
+	CPU        *float64 `json:"cpu_percent"` // null: not measured
+	Best       bool     `json:"best"`
+	Knee       bool     `json:"knee"`
 	// Extra holds workload figures (rows_per_sec, mb_per_sec, ...); they
 	// are written as members of the segment object itself.
 	Extra map[string]float64 `json:"-"`
@@ -514,7 +530,7 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 	s.RuntimeMS = main.RunTime.Milliseconds()
 	s.Throughput = main.Throughput()
 	s.Integrity = main.Set.Integrity
-	s.MeanCPU = main.MeanCPU
+	s.MeanCPU = cpuJSON(main.MeanCPU)
 	s.Percentiles = main.Percentiles
 	if f := main.Final; f != nil {
 		for _, o := range f.Ops {
@@ -531,7 +547,7 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 		s.Segments = append(s.Segments, SegmentSummary{
 			Index: g.Index, StartS: g.Start.Seconds(), DurationS: g.Duration().Seconds(), Label: g.Label,
 			Threads: g.Threads, Partitions: g.Partitions, Target: g.Target, Ops: g.Ops, OpsPerSec: g.OpsPerSec,
-			P50US: usf(g.P50), P95US: usf(g.P95), P99US: usf(g.P99), Errors: g.Errors, CPU: g.CPU,
+			P50US: usf(g.P50), P95US: usf(g.P95), P99US: usf(g.P99), Errors: g.Errors, CPU: cpuJSON(g.CPU),
 			Best: g.Best, Knee: g.Knee, Extra: g.Extra,
 		})
 	}

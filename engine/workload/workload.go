@@ -35,6 +35,14 @@ type Worker interface {
 	Load(ctx context.Context, limit func(want int) int) (n int, err error)
 }
 
+// Delayer is implemented by workers that must pause before their next
+// step (the core workload's insertion retry interval). The runner waits
+// Delay out before the step, outside the measured time, and wakes early
+// on a stop or control change (then asks again).
+type Delayer interface {
+	Delay() time.Duration
+}
+
 // Workload is what the runner drives.
 type Workload interface {
 	// OpNames names the operation types by index (at most MaxOps), in the

@@ -167,6 +167,14 @@ func TargetShort(opsPerSec float64) string {
 	return SI(opsPerSec)
 }
 
+// KnownPercent is Percent, or "n/a" for a negative (unmeasured) value.
+func KnownPercent(p float64) string {
+	if p < 0 {
+		return "n/a"
+	}
+	return Percent(p)
+}
+
 // Percent formats a percentage without decimals: "81%".
 func Percent(p float64) string {
 	return strconv.FormatFloat(math.Round(p), 'f', 0, 64) + "%"

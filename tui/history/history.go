@@ -51,6 +51,21 @@ func (r *Ring[T]) Last() (T, bool) {
 	return r.At(r.n - 1), true
 }
 
+// Cap is the most values the ring holds.
+func (r *Ring[T]) Cap() int { return len(r.buf) }
+
+// grow raises the capacity to n (never lowers it), keeping the values.
+func (r *Ring[T]) grow(n int) {
+	if n <= len(r.buf) {
+		return
+	}
+	buf := make([]T, n)
+	for i := 0; i < r.n; i++ {
+		buf[i] = r.At(i)
+	}
+	r.buf, r.start = buf, 0
+}
+
 // Tail returns the newest n values (fewer if fewer are held), oldest first.
 func (r *Ring[T]) Tail(n int) []T {
 	if n > r.n {
@@ -117,20 +132,28 @@ type History struct {
 	events *Ring[engine.Event]
 }
 
-// New returns an empty history for snapshots every interval.
-func New(interval time.Duration) *History {
+// Bounds of the throughput series, in points: at least an hour at 1 s, at
+// most an hour at 36 ms (about 4 MB).
+const (
+	minPoints = 3600
+	maxPoints = 100000
+)
+
+// pointsFor is the ring size that holds Window at snapshots every
+// interval.
+func pointsFor(interval time.Duration) int {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	n := int(Window/interval) + 2
-	if n < 3600 {
-		n = 3600
-	}
-	if n > 100000 {
-		n = 100000
-	}
+	return min(max(int(Window/interval)+2, minPoints), maxPoints)
+}
+
+// New returns an empty history for snapshots every interval. The interval
+// is a hint: the series grows to hold Window at the interval the
+// snapshots actually come at (status.interval), measured as they arrive.
+func New(interval time.Duration) *History {
 	return &History{
-		points: NewRing[Point](n),
+		points: NewRing[Point](pointsFor(interval)),
 		lat:    map[string]*Ring[Lat]{},
 		events: NewRing[engine.Event](eventCap),
 	}
@@ -166,6 +189,7 @@ func (h *History) Add(s *engine.Snapshot) {
 		h.MaxRate = rate
 	}
 	h.points.Push(Point{End: s.Elapsed, Mid: s.Elapsed - s.Interval/2, Rate: rate, Target: s.Target})
+	h.fit()
 	for _, op := range s.Ops {
 		r, ok := h.lat[op.Name]
 		if !ok {
@@ -188,6 +212,22 @@ func (h *History) Add(s *engine.Snapshot) {
 	for _, e := range s.Events {
 		h.events.Push(e)
 	}
+}
+
+// fit grows the throughput series so that it holds Window at the mean
+// interval of the points so far (a run at status.interval=100ms keeps its
+// hour, not 6 minutes), within maxPoints. The mean over many points is
+// used, not one snapshot's interval: a phase's last one is short.
+func (h *History) fit() {
+	n := h.points.Len()
+	if n < 10 || n < h.points.Cap()/2 {
+		return
+	}
+	span := h.points.At(n-1).End - h.points.At(0).End
+	if span <= 0 {
+		return
+	}
+	h.points.grow(pointsFor(span / time.Duration(n-1)))
 }
 
 // Points is the throughput series, oldest first.

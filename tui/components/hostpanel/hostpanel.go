@@ -49,7 +49,11 @@ func (m *Model) Render(h *history.History) {
 	const valW = 4 // "100%"
 	// label(4) gauge value
 	gaugeW := iw - 1 - 4 - 1 - valW - 2
-	cpu := []string{m.gaugeLine("CPU", s.CPUTotal, gaugeW, format.Percent(s.CPUTotal))}
+	cpuPct := s.CPUTotal
+	if s.Cores == 0 {
+		cpuPct = -1 // not measured (no /proc/stat, or no baseline yet)
+	}
+	cpu := []string{m.gaugeLine("CPU", max(cpuPct, 0), gaugeW, format.KnownPercent(cpuPct))}
 
 	nic := m.nicLines(s, iw)
 	var lo []string

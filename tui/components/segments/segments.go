@@ -223,7 +223,7 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 		format.Duration(s.P95),
 		format.Duration(s.P99),
 		format.Int(s.Errors),
-		format.Percent(s.CPU),
+		format.KnownPercent(s.CPU),
 	}
 	if cols[6].w >= 11 {
 		vals[6] = format.Int(int64(s.OpsPerSec + 0.5))

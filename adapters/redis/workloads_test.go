@@ -1,0 +1,239 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"benchtop/adapters"
+	"benchtop/engine"
+	"benchtop/engine/core"
+	"benchtop/engine/host"
+	"benchtop/engine/measure"
+)
+
+// commandStats returns INFO commandstats as command name -> calls.
+func commandStats(t *testing.T, c *goredis.Client) map[string]int64 {
+	t.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatalf("INFO commandstats: %v", err)
+	}
+	out := map[string]int64{}
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		for _, kv := range strings.Split(rest, ",") {
+			if v, ok := strings.CutPrefix(kv, "calls="); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				out[strings.TrimPrefix(name, "cmdstat_")] = n
+			}
+		}
+	}
+	return out
+}
+
+// delta is after - before for each command.
+func delta(before, after map[string]int64) map[string]int64 {
+	d := map[string]int64{}
+	for k, v := range after {
+		if n := v - before[k]; n != 0 {
+			d[k] = n
+		}
+	}
+	return d
+}
+
+var wlHost = host.NewSampler()
+
+// runWorkload runs one phase of a workload through the engine's Runner
+// against db and returns its result.
+func runWorkload(t *testing.T, command string, props map[string]string, db adapters.DB) *engine.PhaseResult {
+	t.Helper()
+	cfg, warns, err := engine.NewConfig(command, "redis", props)
+	if err != nil {
+		t.Fatalf("NewConfig: %v", err)
+	}
+	if len(warns) > 0 {
+		t.Fatalf("warnings: %q", warns)
+	}
+	r, err := engine.New(cfg, db, engine.Options{Host: wlHost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for range r.Snapshots() {
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := r.Run(ctx)
+	if err != nil {
+		t.Fatalf("%s: %v", command, err)
+	}
+	if len(res) != 1 {
+		t.Fatalf("%s: %d phases, want 1", command, len(res))
+	}
+	return res[0]
+}
+
+// opCount is the number of operations of type op a phase measured and how
+// many failed.
+func opCount(res *engine.PhaseResult, op int) (all, failed int64) {
+	for _, v := range []int{measure.OK, measure.Failed} {
+		if h := res.Set.H[measure.Slot(op, v)]; h != nil {
+			all += h.TotalCount()
+			if v == measure.Failed {
+				failed += h.TotalCount()
+			}
+		}
+	}
+	return all, failed
+}
+
+// The commands each benchtop operation sends (strict mode and the key
+// index on, the defaults; see kv.go):
+//
+//	READ of all fields   HGETALL
+//	UPDATE               EVALSHA of updateScript (EXISTS, HSET inside)
+//	INSERT               MULTI, DEL, HSET, ZADD, EXEC
+//	load batch of n      MULTI, n × (DEL, HSET, ZADD), EXEC
+//	SCAN                 ZRANGEBYLEX, then one HGETALL per key found
+//	READ-MODIFY-WRITE    HGETALL, then EVALSHA
+//
+// YCSB's workloads A to F run through the Runner (load, then run); the
+// report's counts per operation type are checked against the mix, and
+// against the server's INFO commandstats: every operation reached it.
+func TestWorkloadsAtoF(t *testing.T) {
+	db := openTestServer(t)
+	ctx := context.Background()
+	// Every EVALSHA finds the script: no NOSCRIPT retry to count.
+	if err := updateScript.Load(ctx, db.client).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, wl := range []string{"a", "b", "c", "d", "e", "f"} {
+		t.Run("workload"+wl, func(t *testing.T) {
+			props, err := engine.LoadPropertiesFile(filepath.Join("..", "..", "workloads", "workload"+wl))
+			if err != nil {
+				t.Fatal(err)
+			}
+			table := fmt.Sprintf("bt_wl%s_%d", wl, time.Now().UnixNano())
+			for k, v := range map[string]string{"recordcount": "500", "operationcount": "1000", "threadcount": "4",
+				"table": table, "redis.addr": db.cfg.Addr, "redis.password": db.cfg.Password, "status.interval": "100ms"} {
+				props[k] = v
+			}
+			t.Cleanup(func() { dropTable(t, db, table) })
+
+			before := commandStats(t, db.client)
+			load := runWorkload(t, "load", props, db)
+			afterLoad := commandStats(t, db.client)
+			ld := delta(before, afterLoad)
+			if n, failed := opCount(load, core.OpInsert); n != 500 || failed != 0 || load.Set.Ops != 500 {
+				t.Fatalf("load: %d INSERTs (%d failed), Ops %d; want 500", n, failed, load.Set.Ops)
+			}
+			// Batched: 100 records per MULTI/EXEC (redis.batchsize).
+			if ld["zadd"] != 500 || ld["del"] != 500 || ld["hset"] != 500 || ld["exec"] != 5 || ld["multi"] != 5 {
+				t.Errorf("load reached the server as %v; want 500 ZADD, DEL, HSET in 5 MULTI/EXEC", ld)
+			}
+			if n := db.client.ZCard(ctx, indexKey(table)).Val(); n != 500 {
+				t.Errorf("index holds %d keys after the load, want 500", n)
+			}
+
+			run := runWorkload(t, "run", props, db)
+			rd := delta(afterLoad, commandStats(t, db.client))
+			counts := map[int]int64{}
+			for op := range core.OpNames {
+				n, failed := opCount(run, op)
+				if failed != 0 {
+					t.Errorf("%s: %d of %d failed (%v)", core.OpNames[op], failed, n, run.Set.Causes[op])
+				}
+				counts[op] = n
+			}
+			if run.Set.Ops != 1000 {
+				t.Errorf("run: Ops = %d, want 1000", run.Set.Ops)
+			}
+			rmw := counts[core.OpRMW]
+			top := counts[core.OpRead] + counts[core.OpUpdate] + counts[core.OpInsert] + counts[core.OpScan] + counts[core.OpDelete] - rmw
+			if top != 1000 {
+				t.Errorf("run: operations %v add up to %d (the read-modify-writes' READ and UPDATE counted once), want 1000", counts, top)
+			}
+			checkMix(t, wl, props, counts)
+
+			// Every operation reached the server.
+			if got, want := rd["zadd"], counts[core.OpInsert]; got != want {
+				t.Errorf("INSERT: %d measured, %d ZADD on the server", want, got)
+			}
+			if got, want := rd["evalsha"], counts[core.OpUpdate]; got != want {
+				t.Errorf("UPDATE: %d measured (with the read-modify-writes'), %d EVALSHA on the server", want, got)
+			}
+			if got, want := rd["zrangebylex"], counts[core.OpScan]; got != want {
+				t.Errorf("SCAN: %d measured, %d ZRANGEBYLEX on the server", want, got)
+			}
+			// Scans fetch the records they found with HGETALL too: at least
+			// the start key, which is always loaded.
+			if got, want := rd["hgetall"], counts[core.OpRead]; (counts[core.OpScan] == 0 && got != want) || got < want+counts[core.OpScan] {
+				t.Errorf("READ: %d measured (with the read-modify-writes'), %d scans, %d HGETALL on the server", want, counts[core.OpScan], got)
+			}
+			if got := db.client.ZCard(ctx, indexKey(table)).Val(); got != 500+counts[core.OpInsert] {
+				t.Errorf("index holds %d keys after the run, want %d", got, 500+counts[core.OpInsert])
+			}
+		})
+	}
+}
+
+// checkMix checks that the measured counts follow the workload's
+// proportions: every operation type with a share was done, within 5
+// standard deviations of its expected count, and no other.
+func checkMix(t *testing.T, wl string, props map[string]string, counts map[int]int64) {
+	t.Helper()
+	share := func(k string) float64 { v, _ := strconv.ParseFloat(props[k], 64); return v }
+	want := map[int]float64{
+		core.OpRead:   share("readproportion") + share("readmodifywriteproportion"),
+		core.OpUpdate: share("updateproportion") + share("readmodifywriteproportion"),
+		core.OpInsert: share("insertproportion"),
+		core.OpScan:   share("scanproportion"),
+		core.OpRMW:    share("readmodifywriteproportion"),
+	}
+	for op, p := range want {
+		n := counts[op]
+		if p == 0 {
+			if n != 0 {
+				t.Errorf("workload%s: %d %s, want none", wl, n, core.OpNames[op])
+			}
+			continue
+		}
+		// Binomial spread of the share of 1000 operations.
+		exp := 1000 * p
+		sd := max(math.Sqrt(1000*p*(1-p)), 0.5)
+		if float64(n) < exp-5*sd || float64(n) > exp+5*sd {
+			t.Errorf("workload%s: %d %s, want about %.0f", wl, n, core.OpNames[op], exp)
+		}
+	}
+}
+
+// dropTable removes a test table's records and index.
+func dropTable(t *testing.T, db *DB, table string) {
+	ctx := context.Background()
+	iter := db.client.Scan(ctx, 0, table+":*", 1000).Iterator()
+	var keys []string
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+		if len(keys) == 500 {
+			db.client.Unlink(ctx, keys...)
+			keys = keys[:0]
+		}
+	}
+	if len(keys) > 0 {
+		db.client.Unlink(ctx, keys...)
+	}
+	db.client.Unlink(ctx, indexKey(table))
+}

@@ -1,0 +1,146 @@
+package core
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"benchtop/adapters"
+)
+
+// loadRetry is a failed load-phase insert (or batch) waiting to be tried
+// again: YCSB's core_workload_insertion_retry_limit and _interval.
+type loadRetry struct {
+	pending bool
+	tries   int       // retries done for this step
+	at      time.Time // the next try, not before
+	key     string
+	fields  []adapters.Field
+	batch   []adapters.Record
+}
+
+// Delay implements workload.Delayer: how long until a pending retry may
+// run. The runner waits it out before the step, outside the measured time.
+func (cw *coreWorker) Delay() time.Duration {
+	if !cw.retry.pending {
+		return 0
+	}
+	return time.Until(cw.retry.at)
+}
+
+// Load runs one load-phase step: one insert, or one batch when the
+// adapter batches, or the retry of a failed one. It returns the number of
+// records, 0 when the load is done. Each try is measured as an INSERT, as
+// YCSB's measurements count every attempt.
+func (cw *coreWorker) Load(ctx context.Context, limit func(int) int) (int, error) {
+	if cw.retry.pending {
+		return cw.loadAgain(ctx)
+	}
+	w := cw.w
+	if w.batcher == nil {
+		if limit(1) == 0 {
+			return 0, nil
+		}
+		n := w.keySequence.Next()
+		cw.keyBuf = w.keyName(cw.keyBuf, n)
+		key := unsafeString(cw.keyBuf)
+		values := cw.buildValues(key, Fields{All: true})
+		err := w.db.Insert(ctx, w.cfg.Table, key, values)
+		if err != nil {
+			cw.keepForRetry(key, values, nil)
+		}
+		return 1, err
+	}
+	want := limit(w.batch)
+	if want == 0 {
+		return 0, nil
+	}
+	cw.buildBatch(want)
+	err := w.batcher.InsertBatch(ctx, w.cfg.Table, cw.batch)
+	if err != nil {
+		cw.keepForRetry("", nil, cw.batch)
+	}
+	return want, err
+}
+
+// buildBatch fills cw.batch with the next want records. Batches need
+// stable keys and values until the call returns: they are built in
+// per-call arenas.
+func (cw *coreWorker) buildBatch(want int) {
+	w := cw.w
+	cw.batch = cw.batch[:0]
+	var valArena []byte
+	for i := 0; i < want; i++ {
+		n := w.keySequence.Next()
+		cw.keyBuf = w.keyName(cw.keyBuf, n)
+		key := string(cw.keyBuf)
+		vals := make([]adapters.Field, len(w.fieldNames))
+		for j, name := range w.fieldNames {
+			v := cw.value(j, key, name)
+			valArena = append(valArena, v...)
+			vals[j] = adapters.Field{Name: name, Value: valArena[len(valArena)-len(v):]}
+		}
+		cw.batch = append(cw.batch, adapters.Record{Key: key, Fields: vals})
+	}
+}
+
+// keepForRetry keeps a failed insert (copied: the buffers are reused) or
+// batch (built for this call only) for its next try, unless the retries
+// are spent.
+func (cw *coreWorker) keepForRetry(key string, values []adapters.Field, batch []adapters.Record) {
+	if !cw.scheduleRetry() {
+		return
+	}
+	if batch != nil {
+		cw.retry.batch = append(cw.retry.batch[:0], batch...)
+		return
+	}
+	cw.retry.key = strings.Clone(key)
+	cw.retry.fields = cw.retry.fields[:0]
+	for _, f := range values {
+		cw.retry.fields = append(cw.retry.fields, adapters.Field{Name: f.Name, Value: append([]byte(nil), f.Value...)})
+	}
+}
+
+// scheduleRetry counts one more retry and sets its time, after YCSB's
+// pause of 0.8 to 1.2 times the interval; it returns false (and forgets
+// the step) when the retries are spent.
+func (cw *coreWorker) scheduleRetry() bool {
+	cfg := cw.w.cfg
+	if cw.retry.tries >= cfg.InsertionRetryLimit {
+		cw.retry = loadRetry{fields: cw.retry.fields[:0]}
+		return false
+	}
+	cw.retry.tries++
+	cw.retry.pending = true
+	pause := time.Duration(float64(cfg.InsertionRetryInterval) * (0.8 + 0.4*cw.r.Float64()))
+	cw.retry.at = time.Now().Add(pause)
+	return true
+}
+
+// loadAgain tries a kept insert or batch again, after what remains of its
+// pause (the runner normally waited it out already).
+func (cw *coreWorker) loadAgain(ctx context.Context) (int, error) {
+	if d := cw.Delay(); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return 0, ctx.Err()
+		}
+	}
+	w := cw.w
+	cw.retry.pending = false
+	var n int
+	var err error
+	if cw.retry.batch != nil {
+		n, err = len(cw.retry.batch), w.batcher.InsertBatch(ctx, w.cfg.Table, cw.retry.batch)
+	} else {
+		n, err = 1, w.db.Insert(ctx, w.cfg.Table, cw.retry.key, cw.retry.fields)
+	}
+	if err == nil || !cw.scheduleRetry() {
+		cw.retry = loadRetry{fields: cw.retry.fields[:0]}
+	}
+	return n, err
+}
