@@ -456,6 +456,10 @@ func saveNow(r *engine.Runner) (string, error) {
 	if len(results) == 0 {
 		return "", errors.New("nothing measured yet")
 	}
+	// [screen] A live save is not an interrupted run: the run goes on.
+	live := *results[len(results)-1]
+	live.Interrupted = false
+	results[len(results)-1] = &live
 	base := "benchtop-report-" + time.Now().Format("20060102-150405")
 	f, err := os.Create(base + ".txt")
 	if err != nil {
