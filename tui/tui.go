@@ -33,6 +33,32 @@ type Options struct {
 	SaveReport func() (string, error)
 	// Interval is the snapshot interval (default 1s).
 	Interval time.Duration
+
+	// Backlog are snapshots from before Snapshots was subscribed to (an
+	// SSH viewer joining mid-run), drawn first so that its charts show the
+	// run so far.
+	Backlog []*engine.Snapshot
+	// Viewers, if set, tells how many SSH viewers watch; the header shows
+	// it.
+	Viewers func() int
+	// Remote is an SSH session: q leaves the session and never stops the
+	// run. ReadOnly allows only the view, theme, window and help keys.
+	Remote, ReadOnly bool
+	// Renderer builds the styles (colour profile, background); nil is the
+	// process's standard output. Each SSH session has its own.
+	Renderer *lipgloss.Renderer
+	// Notice is shown when the screen opens, e.g. who may watch.
+	Notice string
+	// Demo is the scripted scenario being played, for its captions.
+	Demo []DemoStep
+}
+
+// DemoStep is one step of a scripted scenario as the screen captions it:
+// the step is taken as reached when an event of Kind with To arrives
+// ("" matches any), or, for Kind "start", at once.
+type DemoStep struct {
+	Kind, To string
+	Caption  string // e.g. "threads 2 → 8: more threads than cores"
 }
 
 // ThemeNames lists the theme names Options.Theme accepts.

@@ -27,6 +27,10 @@ type State struct {
 	WantTarget                  float64
 	TargetPending               bool
 	Paused                      bool // the paused state the UI believes in
+	// Viewers is how many SSH viewers watch (-1: no SSH server); ReadOnly
+	// marks this screen as a read-only viewer's.
+	Viewers  int
+	ReadOnly bool
 }
 
 // Model is the header component.
@@ -73,6 +77,16 @@ func (m *Model) line1(h *history.History, s State) string {
 		state = st.Good.Render("● running")
 	}
 	right := st.Value.Render(elapsed) + "  " + state
+	if s.ReadOnly {
+		right += st.Muted.Render(" · read-only")
+	}
+	if s.Viewers >= 0 {
+		v := strconv.Itoa(s.Viewers) + " viewers"
+		if s.Viewers == 1 {
+			v = "1 viewer"
+		}
+		right += st.Muted.Render(" · ") + st.Accent.Render(v)
+	}
 
 	// Left: parts dropped from the least important when room is short.
 	phase := string(engine.PhaseRun)
