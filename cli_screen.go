@@ -18,6 +18,7 @@ type screenFlags struct {
 	ServeSSH       string // address of the SSH viewer server, "" = none
 	AuthorizedKeys string // keys allowed to control the run
 	ViewerKeys     string // keys allowed to watch ("" = anyone)
+	Demo           bool   // benchtop demo: captions and an end card
 }
 
 // parse takes one flag; it reports false for a flag that is not its own.

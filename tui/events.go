@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"benchtop/engine"
+	"benchtop/engine/report"
 	"benchtop/tui/format"
 )
 
@@ -25,4 +26,22 @@ func rateText(s string) string {
 		return s
 	}
 	return format.TargetShort(v)
+}
+
+// stallNote says that nothing completed in the last interval while the
+// run goes on, with the latest error's cause: during an outage the client
+// waits on its dials and the interval has no error to show.
+func (m *Model) stallNote() string {
+	s := m.last()
+	if s == nil || s.Paused || m.closed || s.Phase == engine.PhaseDone || s.Total.Interval.Count > 0 || s.Seq < 2 {
+		return ""
+	}
+	text := "no operation completed in the last interval"
+	if e := m.hist.LastError; e.Kind != "" {
+		text += " · last " + e.Kind + " at " + format.Short(e.At)
+		if e.Cause != "" {
+			text += ": " + report.MaskCause(e.Cause)
+		}
+	}
+	return text
 }

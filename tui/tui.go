@@ -96,7 +96,7 @@ func Run(ctx context.Context, opts Options) error {
 	m := newModel(opts, theme)
 	p := tea.NewProgram(m,
 		tea.WithAltScreen(),
-		tea.WithFPS(12),
+		tea.WithFPS(SessionFPS),
 		tea.WithContext(ctx),
 	)
 	final, err := p.Run()
@@ -157,3 +157,22 @@ func drain(ch <-chan *engine.Snapshot, d time.Duration) {
 		}
 	}
 }
+
+// NewSession returns the model of one more screen on the same run, e.g.
+// an SSH viewer's: it reads opts.Snapshots (its own subscription), draws
+// with opts.Renderer and, with opts.Remote, leaves on q without stopping
+// the run. The caller runs it in a tea.Program of its own.
+func NewSession(opts Options) (tea.Model, error) {
+	theme, ok := themes.Get(opts.Theme)
+	if !ok {
+		return nil, fmt.Errorf("tui: unknown theme %q (have %v)", opts.Theme, themes.Names())
+	}
+	if opts.Control == nil && !opts.ReadOnly {
+		return nil, errors.New("tui: no controller for a session that may control")
+	}
+	return newModel(opts, theme), nil
+}
+
+// SessionFPS is the frame rate of every screen: plenty for a dashboard,
+// and kind to SSH links.
+const SessionFPS = 12

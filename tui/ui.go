@@ -635,6 +635,16 @@ func (m *Model) statusLines(w int) []string {
 		parts = append(parts, st.Notice.Render("› "+m.notice))
 	}
 	if e := errorBurst(s); e != "" {
+		// The latest cause of the most frequent kind, cut in its middle
+		// to fit: its end is the root cause.
+		if k := topKind(s); k != "" {
+			if c := intervalCause(s, k); c != "" {
+				used := common.Width(strings.Join(parts, "   ")) + common.Width(e) + 12 + len(k)
+				e += " · last " + k + ": " + errpanel.Elide(c, w-used)
+			}
+		}
+		parts = append(parts, st.Alarm.Render("✗ "+e))
+	} else if e := m.stallNote(); e != "" {
 		parts = append(parts, st.Alarm.Render("✗ "+e))
 	}
 	if len(parts) == 0 {
@@ -688,9 +698,7 @@ func errorBurst(s *engine.Snapshot) string {
 		if len(ks) > 0 {
 			text += ": " + strings.Join(ks, ", ")
 		}
-		if c := intervalCause(s, list[0].k); c != "" {
-			text += " · last " + list[0].k + ": " + c
-		}
+
 	}
 	if s.IntegrityErrors > 0 {
 		if text != "" {
@@ -699,6 +707,23 @@ func errorBurst(s *engine.Snapshot) string {
 		text += format.Int(s.IntegrityErrors) + " data integrity mismatches"
 	}
 	return text
+}
+
+// topKind is the most frequent error kind of the last interval.
+func topKind(s *engine.Snapshot) string {
+	kinds := map[string]int64{}
+	for _, op := range s.Ops {
+		for k, v := range op.Interval.ErrorsByKind {
+			kinds[k] += v
+		}
+	}
+	best := ""
+	for k, v := range kinds {
+		if best == "" || v > kinds[best] || v == kinds[best] && k < best {
+			best = k
+		}
+	}
+	return best
 }
 
 // intervalCause is the latest message of errors of kind in the last
@@ -742,6 +767,9 @@ func (m *Model) rebuild() {
 		bindings = km.ViewerHelp()
 	case w < 100:
 		bindings = km.CompactHelp()
+	}
+	if m.opts.Remote && !m.opts.ReadOnly {
+		bindings[len(bindings)-1].SetHelp("q", "leave")
 	}
 	helpLine := common.Fit(" "+m.help.ShortHelpView(bindings), w)
 	if m.prompt.IsOpen() {

@@ -6,6 +6,7 @@ package errpanel
 import (
 	"sort"
 	"strings"
+	"time"
 
 	"benchtop/engine"
 	"benchtop/engine/report"
@@ -25,9 +26,9 @@ type Row struct {
 	Cause       string
 }
 
-// Rows lists the errors of s by operation and kind, the most frequent
-// first.
-func Rows(s *engine.Snapshot) []Row {
+// Rows lists the errors of s by operation and kind: the most recently
+// seen first (seen, from the history, may be nil), then the most frequent.
+func Rows(s *engine.Snapshot, seen map[string]time.Duration) []Row {
 	if s == nil {
 		return nil
 	}
@@ -44,6 +45,9 @@ func Rows(s *engine.Snapshot) []Row {
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
+		if sa, sb := seen[a.Op+" "+a.Kind], seen[b.Op+" "+b.Kind]; sa != sb {
+			return sa > sb
+		}
 		if a.Last != b.Last {
 			return a.Last > b.Last
 		}
@@ -57,7 +61,7 @@ func Rows(s *engine.Snapshot) []Row {
 
 // Height is the outer height the panel wants for s: 0 without errors.
 func Height(s *engine.Snapshot, bordered bool) int {
-	n := min(len(Rows(s)), MaxRows)
+	n := min(len(Rows(s, nil)), MaxRows)
 	if n == 0 {
 		return 0
 	}
@@ -87,7 +91,7 @@ func (m Model) View() string { return m.view }
 func (m *Model) Render(h *history.History) {
 	st := m.ctx.Styles
 	iw, ih := common.Inner(m.ctx.Bordered, m.w, m.h)
-	rows := Rows(h.Last)
+	rows := Rows(h.Last, h.ErrorSeen)
 	var lines []string
 	for i, r := range rows {
 		if i >= ih {
@@ -98,20 +102,33 @@ func (m *Model) Render(h *history.History) {
 			break
 		}
 		left := " " + st.Text.Render(common.Fit(latency.ShortName(r.Op), 7)) + " " +
-			st.Alarm.Render(common.Fit(r.Kind, 12)) + " " +
-			st.Value.Render(pad(format.Int(r.Count), 9))
+			st.Alarm.Render(common.Fit(r.Kind, 11)) + " " +
+			st.Value.Render(pad(format.SI(float64(r.Count)), 6))
 		if r.Last > 0 {
-			left += st.Alarm.Render(pad("+"+format.Int(r.Last), 8))
+			left += st.Alarm.Render(pad("+"+format.SI(float64(r.Last)), 7))
 		} else {
-			left += strings.Repeat(" ", 8)
+			left += strings.Repeat(" ", 7)
 		}
 		cause := r.Cause
 		if cause == "" {
 			cause = "(no message)"
 		}
-		lines = append(lines, common.FitTail(left+"  "+st.Muted.Render("last: ")+st.Text.Render(cause), iw))
+		room := iw - common.Width(left) - 8
+		lines = append(lines, common.FitTail(left+"  "+st.Muted.Render("last: ")+st.Text.Render(Elide(cause, room)), iw))
 	}
 	m.view = common.Panel(st, m.ctx.Bordered, "Errors · since the start, +last interval · latest message", lines, m.w, m.h)
+}
+
+// Elide shortens s to w cells by cutting its middle: an error's start
+// names the operation, its end the root cause.
+func Elide(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w || w < 12 {
+		return s
+	}
+	head := w / 3
+	tail := w - head - 1
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
 func pad(s string, w int) string {

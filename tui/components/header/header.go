@@ -5,6 +5,7 @@ package header
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -100,6 +101,11 @@ func (m *Model) line1(h *history.History, s State) string {
 	workload := info.Workload
 	mix := info.Mix
 	target := info.Target
+	if snap != nil {
+		// The adapter describes itself once, at open ("memory in-process,
+		// 1 partition"): its partition count follows the live value.
+		target = LivePartitions(target, snap.Partitions)
+	}
 	barW := 16
 	if w < 100 {
 		barW = 10
@@ -140,6 +146,21 @@ func (m *Model) line1(h *history.History, s State) string {
 		}
 	}
 	return common.Spread(common.FitTail(left, max(room, 1)), right+" ", w)
+}
+
+var partitionsRE = regexp.MustCompile(`\b\d+ partitions?\b`)
+
+// LivePartitions replaces a partition count in an adapter's description
+// with the count in force.
+func LivePartitions(desc string, n int) string {
+	if n <= 0 {
+		return desc
+	}
+	word := " partitions"
+	if n == 1 {
+		word = " partition"
+	}
+	return partitionsRE.ReplaceAllString(desc, strconv.Itoa(n)+word)
 }
 
 func (m *Model) line2(h *history.History, s State) string {

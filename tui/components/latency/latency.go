@@ -134,7 +134,7 @@ func (m *Model) Render(h *history.History) {
 	// name, then three cells of " p50 " + spark + " " + value(6), then
 	// the row's scale "  ↑54ms".
 	const valW = 6
-	sparkW := (iw - 1 - nameW - 3*(5+1+valW) - 2 - scaleW) / 3
+	sparkW := (iw - 1 - nameW - 3*(2+4+1+valW) - scaleW) / 3
 	if sparkW < 3 {
 		sparkW = 3
 	}
