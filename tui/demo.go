@@ -51,8 +51,9 @@ func (m *Model) endCard(w, h int) string {
 	st := m.ctx.Styles
 	intro := []string{
 		"",
-		" " + st.App.Render("That was the demo.") + " " + st.Text.Render("Each change started a segment; here is what each one achieved."),
-		" " + st.Muted.Render("Run it on your database: benchtop run mongodb -p mongodb.url=... · keys: ? · quit: q"),
+		" " + st.App.Render("That was the demo.") + " " + st.Text.Render("Each change started a segment:"),
+		" " + st.Text.Render("what each configuration achieved, the best and the knee."),
+		" " + st.Muted.Render("Yours: benchtop run mongodb -p mongodb.url=...  ·  ? keys  ·  q quits"),
 		"",
 	}
 	need := segments.Height(m.last(), m.ctx.Bordered)

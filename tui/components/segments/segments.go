@@ -110,8 +110,13 @@ func (m *Model) Render(h *history.History) {
 				{"p95", 8, false}, {"p99", 8, false}, {"errors", 8, false}, {"cpu", 6, false}}
 		}
 		if intended {
+			// p99 of service time and of intended latency side by side;
+			// narrow screens give up p50 for it.
 			cols[9].title = "p99 svc"
-			cols = append(cols, column{"p99 int", cols[9].w, false})
+			cols = append(cols[:10], append([]column{{"p99 int", cols[9].w, false}}, cols[10:]...)...)
+			if !wide {
+				cols = append(cols[:7], cols[8:]...)
+			}
 		}
 		for _, k := range extras {
 			cols = append(cols, column{ExtraName(k), max(8, len(ExtraName(k))+2), false})
@@ -129,11 +134,11 @@ func (m *Model) Render(h *history.History) {
 	wide := iw >= 110 && width(cols) <= iw
 	if !wide {
 		cols = build(false)
-		for width(cols) > iw && len(cols) > 12 {
+		for width(cols) > iw && len(cols) > len(build(false))-len(extras) {
 			cols = cols[:len(cols)-1] // extras that do not fit
 		}
 	}
-	extras = extras[:max(0, len(cols)-12-boolInt(intended))]
+	extras = extras[:max(0, len(cols)-len(build(wide))+len(extras))]
 	used := width(cols)
 	changeW := 0
 	if wide && iw-used-10 >= 14 {
@@ -252,7 +257,7 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 	if cols[6].w >= 11 {
 		vals[6] = format.Int(int64(s.OpsPerSec + 0.5))
 	}
-	if len(cols) > 12 && cols[12].title == "p99 int" {
+	if hasColumn(cols, "p99 int") {
 		vals[9] = format.Duration(s.ServiceP99)
 		if s.ServiceP99 == 0 {
 			vals[9] = format.Duration(s.P99)
@@ -261,7 +266,10 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 		if s.Target > 0 && s.IntendedP99 > 0 {
 			ip = format.Duration(s.IntendedP99)
 		}
-		vals = append(vals, ip)
+		vals = append(vals[:10], append([]string{ip}, vals[10:]...)...)
+		if !hasColumn(cols, "p50") {
+			vals = append(vals[:7], vals[8:]...)
+		}
 	}
 	for _, k := range extras {
 		if v, ok := s.Extra[k]; ok {
@@ -275,9 +283,9 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 	for i, c := range cols {
 		v := cell(c, vals[i])
 		switch {
-		case i == 10 && s.Errors > 0:
+		case (c.title == "err" || c.title == "errors") && s.Errors > 0:
 			b.WriteString(st.Alarm.Render(v))
-		case i == 6:
+		case c.title == "ops/s" && i < 8:
 			b.WriteString(st.Value.Render(v))
 		default:
 			b.WriteString(st.Text.Render(v))
@@ -325,11 +333,13 @@ func ExtraName(k string) string {
 	return name
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
+func hasColumn(cols []column, title string) bool {
+	for _, c := range cols {
+		if c.title == title {
+			return true
+		}
 	}
-	return 0
+	return false
 }
 
 func plural(n int, what string) string {
