@@ -86,3 +86,31 @@ func (m *Model) apply(c prompt.Command) tea.Cmd {
 	}
 	return nil
 }
+
+// handleKeys handles a key message that may carry several runes: keys
+// typed faster than the terminal is read (a script, a slow SSH link)
+// arrive as one message, and each is a key of its own, except in the
+// prompt, which takes text.
+func (m *Model) handleKeys(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.prompt.IsOpen() {
+		return m.handleKey(msg)
+	}
+	var cmds []tea.Cmd
+	for i, r := range msg.Runes {
+		if m.prompt.IsOpen() {
+			rest := msg
+			rest.Runes = msg.Runes[i:]
+			_, cmd := m.handleKey(rest)
+			cmds = append(cmds, cmd)
+			break
+		}
+		one := msg
+		one.Runes = []rune{r}
+		if r == ' ' {
+			one.Type = tea.KeySpace
+		}
+		_, cmd := m.handleKey(one)
+		cmds = append(cmds, cmd)
+	}
+	return m, tea.Batch(cmds...)
+}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"benchtop/engine"
 )
 
@@ -134,5 +136,21 @@ func TestDemoCaptions(t *testing.T) {
 	}
 	if !strings.Contains(m.frame, "step 3 of 4: threads 4 → 8") {
 		t.Errorf("caption did not follow the events:\n%s", m.frame)
+	}
+}
+
+// Keys that arrive in one message (typed faster than read) act one by
+// one, and the prompt takes the rest of them as text.
+func TestKeysInOneMessage(t *testing.T) {
+	m, rec := frameAfter(t, 80, 24, []*engine.Snapshot{snapWith(4, 2, 0, 4000)}, nil)
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("++:threads 9")})
+	for _, msg := range runCmd(cmd) {
+		m.Update(msg)
+	}
+	if !m.prompt.IsOpen() || m.prompt.Value() != "threads 9" {
+		t.Fatalf("prompt open=%v value %q, want open with %q", m.prompt.IsOpen(), m.prompt.Value(), "threads 9")
+	}
+	if c := rec.Calls(); len(c) != 2 || c[0] != "SetThreads(5)" || c[1] != "SetThreads(6)" {
+		t.Errorf("calls %v, want SetThreads(5), SetThreads(6)", c)
 	}
 }
