@@ -8,6 +8,7 @@ package main
 import (
 	"net"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -40,7 +41,7 @@ func (f *screenFlags) parse(name string, need func() (string, error)) (bool, err
 		f.Log = v
 	case "serve-ssh":
 		host, port, err := net.SplitHostPort(v)
-		if err != nil || port == "" {
+		if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
 			return true, usagef("--serve-ssh %q: expected HOST:PORT, e.g. 127.0.0.1:2222", v)
 		}
 		if host != "" && net.ParseIP(host) == nil && host != "localhost" {

@@ -394,7 +394,7 @@ func demoScenario() []demoStep {
 		{step{At: 20 * time.Second, Key: "threads", Value: "8"}, fmt.Sprintf("threads 2 → 8: on %d cores, more threads overlap their waits", cores)},
 		{step{At: 30 * time.Second, Key: "threads", Value: "64"}, fmt.Sprintf("threads 8 → 64: far more threads than the %d cores: they queue for the CPU and the store's lock, p99 grows", cores)},
 		{step{At: 40 * time.Second, Key: "threads", Value: "4"}, "threads 64 → 4: back near the cores: p99 falls again"},
-		{step{At: 50 * time.Second, Key: "target", Value: "200000"}, "target 200K ops/s: paced below capacity; latency is also measured from the intended start"},
+		{step{At: 50 * time.Second, Key: "target", Value: "50000"}, "target 50K ops/s: paced well below capacity; latency is also measured from the intended start"},
 		{step{At: 60 * time.Second, Key: "target", Value: "0"}, "target → unlimited: the intended-latency rows go"},
 		{step{At: 70 * time.Second, Key: "stop"}, "the end: the segments table"},
 	}

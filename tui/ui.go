@@ -944,7 +944,7 @@ func (m *Model) fullHelp(w, h int) string {
 		lines = append(lines, " "+l)
 	}
 	notes := []string{
-		fmt.Sprintf("Threads 1..%d, partitions 1..%d. t from unlimited starts at the rate achieved in the last interval.", MaxThreads, MaxPartitions),
+		fmt.Sprintf("Threads 1..%d, partitions 1..%d. From unlimited, t holds the rate achieved in the last interval (T: 75 %% of it). : types an exact value (threads 64, target 120k, partitions 16, mark TEXT, window 15m).", MaxThreads, MaxPartitions),
 		"Every change and mark is a ▲ on the time axis and starts a segment (tab); ! marks errors.",
 		"With a target, latency is also shown from the intended start time (coordinated omission corrected).",
 		"Themes: " + strings.Join(themes.Names(), ", ") + ".",
