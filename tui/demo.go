@@ -34,6 +34,9 @@ func (m *Model) demoCaption(w int) string {
 		return ""
 	}
 	st := m.ctx.Styles
+	if m.demoEnd() {
+		return common.FitTail(" "+st.Accent.Render("▶ the end")+st.Text.Render(" · tab: the chart · q quits"), w)
+	}
 	i := m.demoStep - 1
 	text := "step " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(steps)) + ": "
 	return common.FitTail(" "+st.Accent.Render("▶ "+text)+st.Text.Render(steps[i].Caption), w)

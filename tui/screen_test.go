@@ -119,3 +119,40 @@ func TestGoldenDemoEndCard(t *testing.T) {
 		})
 	}
 }
+
+// streamRun is a stream run's snapshots: rows consumed, two segments with
+// the workload's own figures.
+func streamRun() []*engine.Snapshot {
+	run := running(fakeRun(25, 0))
+	for i, s := range run {
+		c := *s
+		c.Workload = &engine.WorkloadView{Rate: &engine.WorkloadRate{Name: "Consumed", Unit: "rows/s", Value: 2.2e6, Mean: 2.1e6, MBps: 484}}
+		var segs []engine.Segment
+		for _, g := range c.Segments {
+			g.Extra = map[string]float64{"rows_per_sec": 2.4e6, "mb_per_sec": 528}
+			segs = append(segs, g)
+		}
+		c.Segments = segs
+		run[i] = &c
+	}
+	return run
+}
+
+func TestGoldenStream(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(itoa(size[0])+"x"+itoa(size[1]), func(t *testing.T) {
+			m, _ := frameAfter(t, size[0], size[1], streamRun(), nil, "tab")
+			if size[0] == 120 {
+				for _, want := range []string{"rows/s", "MB/s", "★ best", "← knee"} {
+					if !strings.Contains(m.frame, want) {
+						t.Errorf("segments lack %q:\n%s", want, m.frame)
+					}
+				}
+			}
+			if strings.Contains(m.frame, "_per_sec") || strings.Contains(m.frame, "µ ") || strings.Contains(m.frame, "µ│") {
+				t.Errorf("raw figure names or cut latency values:\n%s", m.frame)
+			}
+			golden.RequireEqual(t, []byte(m.frame))
+		})
+	}
+}

@@ -130,11 +130,13 @@ func (m *Model) Render(h *history.History) {
 		}
 		return n
 	}
+	// markW keeps room for "  ★ best" at the end of a row.
+	const markW = 9
 	cols := build(true)
-	wide := iw >= 110 && width(cols) <= iw
+	wide := iw >= 110 && width(cols)+markW <= iw
 	if !wide {
 		cols = build(false)
-		for width(cols) > iw && len(cols) > len(build(false))-len(extras) {
+		for width(cols)+markW > iw && len(cols) > len(build(false))-len(extras) {
 			cols = cols[:len(cols)-1] // extras that do not fit
 		}
 	}
