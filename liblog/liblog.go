@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	cblog "github.com/charmbracelet/log"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -43,6 +44,7 @@ func Open(path string) (*Sink, error) {
 	log.SetOutput(s)
 	log.SetFlags(log.LstdFlags | log.Lmicroseconds)
 	redis.SetLogger(redisLogger{s})
+	cblog.SetOutput(s) // wish (the SSH viewers) logs through charmbracelet/log
 	return s, nil
 }
 
@@ -76,6 +78,7 @@ func (s *Sink) Path() string {
 // Close closes the log file (the standard logger then discards).
 func (s *Sink) Close() error {
 	log.SetOutput(io.Discard)
+	cblog.SetOutput(io.Discard)
 	if s.f == nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	cblog "github.com/charmbracelet/log"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -24,6 +25,7 @@ func TestRoutesLibraryLogging(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Printf("from the standard logger")
+	cblog.Warn("from charmbracelet/log")
 	os.Stderr.WriteString("straight to stderr\n")
 	// A go-redis client against a port nobody listens on: its pool logs
 	// the failed dials.
@@ -40,7 +42,7 @@ func TestRoutesLibraryLogging(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"from the standard logger", "straight to stderr", "redis: connection pool: failed to dial"} {
+	for _, want := range []string{"from the standard logger", "straight to stderr", "from charmbracelet/log", "redis: connection pool: failed to dial"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("log file lacks %q:\n%s", want, b)
 		}
