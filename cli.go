@@ -49,6 +49,7 @@ type cliOptions struct {
 	// --duration and --threshold (thresholds.go).
 	Duration   time.Duration
 	Thresholds []string
+	Screen     screenFlags // [screen] --log, --serve-ssh, --ssh-*-keys
 }
 
 type sweep struct {
@@ -246,8 +247,18 @@ func parseArgs(args []string) (*cliOptions, error) {
 			o.Command = "help"
 			return o, nil
 		default:
+			// [screen] the live screen's own flags (cli_screen.go).
+			if ok, err := o.Screen.parse(name, need); ok {
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
 			return nil, usagef("unknown flag %q (see benchtop help)", a)
 		}
+	}
+	if err := o.Screen.check(); err != nil { // [screen]
+		return nil, err
 	}
 
 	// Properties: -P files in order, then -p (later wins, -p beats -P),
@@ -446,7 +457,8 @@ func parseSweep(spec, stepSpec string) (*sweep, error) {
 	return sw, nil
 }
 
-const usageText = `benchtop — a live, interactive database benchmark for the terminal
+// [screen] a var: it includes screenUsage.
+var usageText = `benchtop — a live, interactive database benchmark for the terminal
 
 Usage:
   benchtop                                  live screen: workload A on the embedded memory store
@@ -480,7 +492,7 @@ benchtop flags (also with --):
   --sweep key=v1,v2,...   a staircase of --at steps, one segment per value (threads, partitions, target)
   --step DURATION    time per sweep value (default 10s)
   --theme NAME       dark, light, high-contrast, colorblind
-
+` + screenUsage + `
 Keys on the live screen: + - threads, > < threads x2 /2, ] [ partitions, } { x2 /2,
 t T target +/-25 %, 0 unlimited, space pause, m mark, r new segment, tab view,
 c theme, w chart window, s save report, ? help, q quit.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -81,6 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	interactive := !o.Headless && term.IsTerminal(int(os.Stdout.Fd())) && term.IsTerminal(int(os.Stdin.Fd()))
 	if o.Command == "demo" {
+		o.Screen.Demo = true // [screen] captions and the end card
 		o.Command = "run"
 		o.Steps = append(o.Steps, demoSteps()...)
 		sort.SliceStable(o.Steps, func(i, j int) bool { return o.Steps[i].At < o.Steps[j].At })
@@ -121,6 +123,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "benchtop: %v\n", err)
 		return 2
 	}
+	// [screen] Library logging never reaches the terminal (--log FILE).
+	sink, err := openLibLog(o, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchtop: %v\n", err)
+		return 2
+	}
+	defer sink.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -202,19 +211,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 
+	// [screen] The snapshots fan out to the screen and the SSH viewers.
+	var vw *viewers
+	var note string
+	if interactive || o.Screen.ServeSSH != "" {
+		vw, note, err = startViewers(o, runner, func() (string, error) { return saveNow(runner, outs) })
+		if err != nil {
+			fmt.Fprintf(stderr, "benchtop: %v\n", err)
+			return 2
+		}
+		defer vw.close()
+		if note != "" && !interactive {
+			fmt.Fprintln(stderr, "benchtop:", note)
+		}
+	}
+
 	go runSteps(ctx, runner, o.Steps, phaseStarted, o.Command == "run")
 
 	var results []*engine.PhaseResult
 	var runErr error
 	if interactive {
-		results, runErr = runInteractive(ctx, runner, o, outs)
+		results, runErr = runInteractive(ctx, runner, o, outs, vw, note, sink)
+		libLogNote(sink, stderr) // [screen]
 	} else {
 		done := make(chan struct{})
-		go func() {
-			for range runner.Snapshots() {
-			}
-			close(done)
-		}()
+		if vw != nil {
+			done = vw.done() // [screen] the fan-out drains the snapshots
+		} else {
+			go func() {
+				for range runner.Snapshots() {
+				}
+				close(done)
+			}()
+		}
 		results, runErr = runner.Run(ctx)
 		<-done
 	}
@@ -363,15 +392,35 @@ func applyStep(r *engine.Runner, st step) {
 
 // demoSteps is the scripted scenario of `benchtop demo`.
 func demoSteps() []step {
-	return []step{
-		{At: 0, Key: "threads", Value: "1"},
-		{At: 8 * time.Second, Key: "threads", Value: "2"},
-		{At: 16 * time.Second, Key: "threads", Value: "4"},
-		{At: 24 * time.Second, Key: "threads", Value: "8"},
-		{At: 32 * time.Second, Key: "partitions", Value: "8"},
-		{At: 42 * time.Second, Key: "mark", Value: "8 partitions"},
-		{At: 50 * time.Second, Key: "target", Value: "200000"},
-		{At: 62 * time.Second, Key: "target", Value: "0"},
+	var out []step
+	for _, d := range demoScenario() {
+		out = append(out, d.step)
+	}
+	return out
+}
+
+// demoStep is one step of the demo with the caption the screen shows.
+type demoStep struct {
+	step
+	Caption string
+}
+
+// demoScenario is the demo: each step's effect is real on a 2-core
+// machine too (more threads than cores queue for the CPU and the store's
+// lock; a target below capacity shows intended latency), each segment is
+// long enough to count (3 intervals after its first), and it ends with
+// the segments table. [screen] The lead merges this with the steps package.
+func demoScenario() []demoStep {
+	cores := runtime.NumCPU()
+	return []demoStep{
+		{step{At: 0, Key: "threads", Value: "1"}, "1 thread: the baseline"},
+		{step{At: 10 * time.Second, Key: "threads", Value: "2"}, "threads 1 → 2: a second worker, more throughput while cores are free"},
+		{step{At: 20 * time.Second, Key: "threads", Value: "8"}, fmt.Sprintf("threads 2 → 8: on %d cores, more threads overlap their waits", cores)},
+		{step{At: 30 * time.Second, Key: "threads", Value: "64"}, fmt.Sprintf("threads 8 → 64: far more threads than the %d cores: they queue for the CPU and the store's lock, p99 grows", cores)},
+		{step{At: 40 * time.Second, Key: "threads", Value: "4"}, "threads 64 → 4: back near the cores: p99 falls again"},
+		{step{At: 50 * time.Second, Key: "target", Value: "50000"}, "target 50K ops/s: paced well below capacity; latency is also measured from the intended start"},
+		{step{At: 60 * time.Second, Key: "target", Value: "0"}, "target → unlimited: the intended-latency rows go"},
+		{step{At: 70 * time.Second, Key: "stop"}, "the end: the segments table"},
 	}
 }
 
@@ -497,6 +546,10 @@ func saveNow(r *engine.Runner, outs *outputs) (string, error) {
 	if len(results) == 0 {
 		return "", errors.New("nothing measured yet")
 	}
+	// [screen] A live save is not an interrupted run: the run goes on.
+	live := *results[len(results)-1]
+	live.Interrupted = false
+	results[len(results)-1] = &live
 	base := "benchtop-report-" + time.Now().Format("20060102-150405")
 	f, err := os.Create(base + ".txt")
 	if err != nil {

@@ -2,7 +2,8 @@
 # End-to-end test of the live screen in a real terminal (tmux): the TUI
 # opens on the memory store, shows the controls, latency, CPU and NIC with a
 # non-zero rate, reacts to + and ] on screen, and q ends the run with the
-# YCSB report on stdout and exit status 0.
+# YCSB report on stdout and exit status 0; the : prompt sets exact values
+# and refuses bad ones inline.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -61,7 +62,7 @@ fi
 # UTF-8 for the box drawing, 120x40, the report to the pane after exit.
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 tmux -u new-session -d -s "$session" -x 120 -y 40 \
-	"TERM=xterm-256color \"$tmp/benchtop\" -p maxexecutiontime=120 2>\"$tmp/stderr\" ; echo EXIT=\$? ; sleep 600"
+	"TERM=xterm-256color \"$tmp/benchtop\" -p maxexecutiontime=120 --log \"$tmp/stderr\" 2>>\"$tmp/stderr\" ; echo EXIT=\$? ; sleep 600"
 
 wait_for 'Threads [0-9]+' 10 || fail "no first frame within 10 s"
 # The first intervals may still be loading: wait for the run and a rate.
@@ -90,6 +91,20 @@ press() {
 press '+' "Threads $want_t( |$)" Threads || fail "Threads did not go from $threads to $want_t"
 press ']' "Partitions $want_p( |$)" Partitions || fail "Partitions did not go from $partitions to $want_p"
 echo "tui-e2e: Threads $want_t, Partitions $want_p after + and ]"
+
+# The : prompt: an exact value, and a bad one refused inline with the
+# command line's message.
+tmux send-keys -t "$session" -l ':threads 0'
+wait_for 'threads "0": expected a whole number from 1 to [0-9]+' 8 || fail "no inline error for ': threads 0'"
+tmux send-keys -t "$session" BSpace
+tmux send-keys -t "$session" -l '7'
+wait_for '✓ enter applies' 8 || fail "': threads 7' not accepted as typed"
+tmux send-keys -t "$session" Enter
+wait_for 'Threads 7( |$)' 10 || fail "': threads 7' did not set Threads 7"
+tmux send-keys -t "$session" -l ':target 50k'
+tmux send-keys -t "$session" Enter
+wait_for 'Target 50.0K ops/s' 10 || fail "': target 50k' did not set Target 50.0K ops/s"
+echo "tui-e2e: the prompt set Threads 7 and Target 50.0K, refused threads 0"
 
 tmux send-keys -t "$session" -l 'q'
 wait_for '^EXIT=' 20 || fail "benchtop did not exit within 20 s of q"

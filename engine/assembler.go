@@ -77,7 +77,7 @@ func NewAssembler(c AssemblerConfig, ctl Controls, label string) *Assembler {
 func (a *Assembler) Add(s *measure.Set) {
 	a.interval.Merge(s)
 	a.cumulative.Merge(s)
-	a.segs.open.set.Merge(s)
+	a.segs.add(s)
 }
 
 // Event records an event for the next snapshot.
@@ -141,6 +141,7 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 		a.cpuN++
 	}
 	a.segs.addDelta(ws.Delta)
+	a.segs.tick(now)
 	snap.Ops, snap.Total = buildOps(c.OpNames, a.interval, a.cumulative, ivl, runTime, a.Intended(), c.Percentiles)
 	snap.OpsDone = a.cumulative.Ops
 	switch {
@@ -163,7 +164,8 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 	snap.Segments = a.segs.table(snap.Elapsed, final)
 	snap.Warnings = append(a.warn.check(interval{
 		paused: a.ctl.Paused, rate: snap.Total.Interval.Rate, target: a.ctl.Target,
-		maxLag: a.interval.MaxLag, host: hs,
+		maxLag: a.interval.MaxLag, host: hs, threads: a.ctl.Threads,
+		ops: snap.Total.Interval.Count, errors: snap.Total.Interval.Errors,
 	}), ws.Warnings...)
 	if a.units != nil {
 		a.units.add(ivlStart.Sub(c.PhaseStart), a.interval)

@@ -76,9 +76,10 @@ func TestNoYCSBPropertyIsSilent(t *testing.T) {
 		"measurementtype": "hdrhistogram", "timeseries.granularity": "1000", "histogram.buckets": "10",
 		"measurement.histogram.verbose": "false", "hdrhistogram.fileoutput": "false", "hdrhistogram.output.path": "",
 		"hdrhistogram.percentiles": "90", "measurement.interval": "op", "status.interval": "1", "readallfieldsbyname": "true",
+		"core_workload_insertion_retry_limit": "2", "core_workload_insertion_retry_interval": "1",
+		"fieldlengthhistogram": "hist.txt",
 	}
-	warned := []string{"measurement.trackjvm", "db", "debug", "dotransactions", "core_workload_insertion_retry_limit",
-		"core_workload_insertion_retry_interval", "fieldlengthhistogram", "reportlatencyforeacherror", "latencytrackederrors",
+	warned := []string{"measurement.trackjvm", "db", "debug", "reportlatencyforeacherror", "latencytrackederrors",
 		"measurement.raw.output_file"}
 	props := map[string]string{"recordcount": "10"}
 	for k, v := range read {

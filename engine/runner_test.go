@@ -407,8 +407,10 @@ func waitEvent(t *testing.T, snaps *[]*Snapshot, mu *sync.Mutex, kind string) {
 }
 
 func TestMarkSegmentsBestAndKnee(t *testing.T) {
+	threads := 1
 	mk := func(ops float64, p99 time.Duration) Segment {
-		return Segment{Start: 0, End: 10 * time.Second, Ops: int64(ops * 10), OpsPerSec: ops, P99: p99}
+		threads *= 2
+		return Segment{Start: 0, End: 10 * time.Second, Threads: threads, Ops: int64(ops * 10), OpsPerSec: ops, P99: p99, Intervals: 9}
 	}
 	segs := markSegments([]Segment{
 		mk(512004, 8200*time.Nanosecond),

@@ -28,11 +28,17 @@ type segmentAcc struct {
 	cpuSum float64
 	cpuN   int
 	startT time.Time
+	// steady is what ran after the segment's first interval ended (the
+	// first tick), from steadyT on; ticks counts the intervals that ended
+	// in the segment.
+	steady  *measure.Set
+	steadyT time.Time
+	ticks   int
 }
 
 // begin opens a new segment for the Controls in force.
 func (sg *segments) begin(label string, ctl Controls) {
-	s := &segmentAcc{set: &measure.Set{}, startT: time.Now()}
+	s := &segmentAcc{set: &measure.Set{}, steady: &measure.Set{}, startT: time.Now()}
 	s.Index = len(sg.closed) + 1
 	s.Start = time.Since(sg.runStart)
 	s.Threads = ctl.Threads
@@ -44,6 +50,23 @@ func (sg *segments) begin(label string, ctl Controls) {
 		s.first = sg.counters.Counters()
 	}
 	sg.open = s
+}
+
+// add merges one batch of measurements into the open segment (and into
+// its steady part once its first interval is over).
+func (sg *segments) add(set *measure.Set) {
+	sg.open.set.Merge(set)
+	if sg.open.ticks > 0 {
+		sg.open.steady.Merge(set)
+	}
+}
+
+// tick tells the open segment that an interval ended at now.
+func (sg *segments) tick(now time.Time) {
+	if sg.open.ticks == 0 {
+		sg.open.steadyT = now
+	}
+	sg.open.ticks++
 }
 
 // addCPU adds one host CPU reading to the open segment.
@@ -92,31 +115,48 @@ func (sg *segments) table(elapsed time.Duration, final bool) []Segment {
 	return markSegments(out)
 }
 
-// fill computes a segment's figures from what it accumulated.
+// fill computes a segment's figures from what it accumulated: counts of
+// the whole segment, rates and latencies of its steady part when it has
+// one.
 func (sg *segments) fill(s *segmentAcc) {
-	dur := time.Since(s.startT).Seconds()
+	now := time.Now()
+	end := now
 	if !s.Open {
-		dur = (s.End - s.Start).Seconds()
+		end = s.startT.Add(s.End - s.Start)
 	}
+	dur := end.Sub(s.startT).Seconds()
 	s.Ops = s.set.Ops
-	if dur > 0 {
-		s.OpsPerSec = float64(s.Ops) / dur
+	s.Errors = errorCount(s.set)
+	figures, fdur := s.set, dur
+	s.Intervals = 0
+	if s.ticks > 1 {
+		s.Intervals = s.ticks - 1
 	}
-	var errs int64
-	for _, m := range s.set.Errors {
-		for _, n := range m {
-			errs += n
-		}
+	if s.ticks > 0 && !s.steady.Empty() {
+		figures, fdur = s.steady, end.Sub(s.steadyT).Seconds()
 	}
-	s.Errors = errs
-	variant := measure.OK
-	if s.Target > 0 && sg.measurement != "op" {
-		variant = measure.OKIntended
+	s.OpsPerSec, s.ErrorRate = 0, 0
+	if fdur > 0 {
+		s.OpsPerSec = float64(figures.Ops) / fdur
 	}
-	if h := mergeVariant(s.set, variant); h != nil && h.TotalCount() > 0 {
+	if figures.Ops > 0 {
+		s.ErrorRate = float64(errorCount(figures)) / float64(figures.Ops)
+	}
+	intended := s.Target > 0 && sg.measurement != "op"
+	s.P50, s.P95, s.P99, s.ServiceP99, s.IntendedP99 = 0, 0, 0, 0, 0
+	if h := mergeVariant(figures, measure.OK); h != nil && h.TotalCount() > 0 {
 		s.P50 = time.Duration(h.ValueAtQuantile(50))
 		s.P95 = time.Duration(h.ValueAtQuantile(95))
 		s.P99 = time.Duration(h.ValueAtQuantile(99))
+		s.ServiceP99 = s.P99
+	}
+	if intended {
+		if h := mergeVariant(figures, measure.OKIntended); h != nil && h.TotalCount() > 0 {
+			s.P50 = time.Duration(h.ValueAtQuantile(50))
+			s.P95 = time.Duration(h.ValueAtQuantile(95))
+			s.P99 = time.Duration(h.ValueAtQuantile(99))
+			s.IntendedP99 = s.P99
+		}
 	}
 	s.CPU = -1 // unknown unless measured
 	if s.cpuN > 0 {
@@ -138,10 +178,36 @@ func (sg *segments) fill(s *segmentAcc) {
 	}
 }
 
-// markSegments sets Best and Knee on segments that ran long enough to
-// count (at least 500 ms with operations). Best: the highest ops/s. Knee: the
-// first segment whose p99 grew faster than its throughput compared with
-// the previous counted segment (p99 ratio > ops ratio and p99 up >= 20 %).
+// errorCount is the number of failed operations in set.
+func errorCount(set *measure.Set) int64 {
+	var n int64
+	for _, m := range set.Errors {
+		for _, c := range m {
+			n += c
+		}
+	}
+	return n
+}
+
+// The rules of best and knee.
+const (
+	// MinSegmentIntervals is how many intervals after its first one a
+	// segment must hold to be best or knee: the first interval after a
+	// change is the transition and never counts.
+	MinSegmentIntervals = 3
+	// MaxBestErrorRate is the share of failed operations above which a
+	// segment is never best: failed operations are not throughput.
+	MaxBestErrorRate = 0.01
+)
+
+// markSegments sets Best and Knee on the segments that count: at least
+// MinSegmentIntervals steady intervals with operations. Best: the highest
+// ops/s of those whose error rate is at most MaxBestErrorRate. Knee: the
+// first counted segment whose p99 grew faster than its throughput compared
+// with the previous counted one (p99 ratio > ops ratio and p99 up >= 20 %),
+// among those whose configuration differs from it (a mark or a new segment
+// alone changes nothing, so it cannot be a knee). The screen and the
+// report read the same marks.
 func markSegments(segs []Segment) []Segment {
 	best := -1
 	prev := -1
@@ -149,13 +215,13 @@ func markSegments(segs []Segment) []Segment {
 	for i := range segs {
 		segs[i].Best, segs[i].Knee = false, false
 		s := segs[i]
-		if s.Ops == 0 || s.Duration() < 500*time.Millisecond {
+		if s.Ops == 0 || s.Intervals < MinSegmentIntervals {
 			continue
 		}
-		if best < 0 || s.OpsPerSec > segs[best].OpsPerSec {
+		if s.ErrorRate <= MaxBestErrorRate && (best < 0 || s.OpsPerSec > segs[best].OpsPerSec) {
 			best = i
 		}
-		if prev >= 0 && knee < 0 {
+		if prev >= 0 && knee < 0 && !sameConfig(segs[prev], s) {
 			p := segs[prev]
 			if p.P99 > 0 && p.OpsPerSec > 0 {
 				p99Ratio := float64(s.P99) / float64(p.P99)
@@ -174,4 +240,9 @@ func markSegments(segs []Segment) []Segment {
 		segs[knee].Knee = true
 	}
 	return segs
+}
+
+// sameConfig tells whether two segments ran with the same controls.
+func sameConfig(a, b Segment) bool {
+	return a.Threads == b.Threads && a.Partitions == b.Partitions && a.Target == b.Target
 }

@@ -113,6 +113,10 @@ func (e Event) String() string {
 }
 
 // Segment is the span between two changes: one row of the what-if table.
+//
+// Ops and Errors count the whole segment. The rates and latencies are its
+// steady part: everything after the first interval (the transition that a
+// change causes) when the segment has one, else the whole segment.
 type Segment struct {
 	Index      int // 1-based
 	Start, End time.Duration
@@ -122,14 +126,26 @@ type Segment struct {
 	Label      string  // what started it, e.g. "threads 2→4"
 	Ops        int64
 	OpsPerSec  float64
-	P50        time.Duration
-	P95        time.Duration
-	P99        time.Duration
-	Errors     int64
-	CPU        float64 // mean client CPU %, 0-100, over measured readings; negative: unknown
-	Best       bool    // highest ops/s of all segments
-	Knee       bool    // where p99 starts growing faster than throughput
-	Open       bool    // the current, still growing segment
+	// P50, P95 and P99 are from the intended start when the segment has a
+	// target and intended latency is measured, else service time.
+	P50 time.Duration
+	P95 time.Duration
+	P99 time.Duration
+	// ServiceP99 is the p99 of the service time, IntendedP99 that of the
+	// latency from the intended start (0 without a target).
+	ServiceP99  time.Duration
+	IntendedP99 time.Duration
+	Errors      int64
+	// ErrorRate is the share of the steady part's operations that failed,
+	// 0-1.
+	ErrorRate float64
+	// Intervals counts the snapshot intervals of the steady part: the
+	// intervals that followed the first one.
+	Intervals int
+	CPU       float64 // mean client CPU %, 0-100, over measured readings; negative: unknown
+	Best      bool    // highest ops/s of the segments that count (see MinSegmentIntervals)
+	Knee      bool    // where p99 starts growing faster than throughput
+	Open      bool    // the current, still growing segment
 	// Extra carries per-workload figures, e.g. rows_per_sec for streams.
 	Extra map[string]float64
 }

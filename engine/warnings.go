@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 
 	"benchtop/engine/host"
@@ -9,7 +10,9 @@ import (
 
 // bottleneck is the client-bottleneck detector: it watches each interval
 // for a target the client does not reach, a schedule lag that keeps
-// growing, and a saturated client CPU, and says so while it lasts.
+// growing, and benchtop's own CPU at the limit of the cores it may use,
+// and says so while it lasts. A host kept busy by other processes is a
+// softer note of its own: it is not benchtop's doing.
 type bottleneck struct {
 	underTarget int   // intervals in a row under 95 % of the target
 	lagGrowing  int   // intervals in a row with a growing schedule lag
@@ -18,12 +21,30 @@ type bottleneck struct {
 
 // interval is what the detector reads of one interval.
 type interval struct {
-	paused bool
-	rate   float64 // achieved ops/s
-	target float64 // 0 = unlimited
-	maxLag int64   // largest schedule lag, ns
-	host   host.Sample
+	paused  bool
+	rate    float64 // achieved ops/s
+	target  float64 // 0 = unlimited
+	maxLag  int64   // largest schedule lag, ns
+	host    host.Sample
+	threads int   // threads in force
+	ops     int64 // operations completed in the interval (OK or failed)
+	errors  int64 // of which failed
+	// procs is how many cores benchtop may use (GOMAXPROCS); 0 reads it.
+	procs int
 }
+
+// Thresholds of the warnings.
+const (
+	// procCPUBusy is benchtop's CPU, in percent of the cores it may use,
+	// from which the client itself is the bottleneck.
+	procCPUBusy = 90
+	// hostBusy is the share of the host's CPU used by other processes
+	// from which a busy host is noted.
+	hostBusy = 50
+	// stalledErrorShare is the share of failed operations from which the
+	// server is taken as erroring: more threads would not help.
+	stalledErrorShare = 0.01
+)
 
 // check updates the detector with one interval and returns the warnings in
 // force.
@@ -39,7 +60,8 @@ func (b *bottleneck) check(iv interval) []string {
 		b.underTarget = 0
 	}
 	if b.underTarget >= 3 {
-		out = append(out, fmt.Sprintf("client bottleneck: %.0f of %.0f target ops/s for %d intervals (more threads?)", iv.rate, iv.target, b.underTarget))
+		w := fmt.Sprintf("client bottleneck: %.0f of %.0f target ops/s for %d intervals", iv.rate, iv.target, b.underTarget)
+		out = append(out, w+moreThreads(iv))
 	}
 	if iv.target > 0 && iv.maxLag > b.lastLag && iv.maxLag > int64(10*time.Millisecond) {
 		b.lagGrowing++
@@ -50,8 +72,45 @@ func (b *bottleneck) check(iv interval) []string {
 	if b.lagGrowing >= 3 {
 		out = append(out, fmt.Sprintf("client bottleneck: schedule lag growing (%v behind the target schedule)", time.Duration(iv.maxLag).Round(time.Millisecond)))
 	}
-	if iv.host.Cores > 0 && iv.host.CPUTotal > 90 {
-		out = append(out, fmt.Sprintf("client bottleneck: client CPU at %.0f %%", iv.host.CPUTotal))
-	}
+	out = append(out, cpuNotes(iv)...)
 	return out
+}
+
+// moreThreads is the hint that more threads may reach the target, or ""
+// where they would not help: at the thread limit, while the server fails
+// operations, or while it completes none (stalled).
+func moreThreads(iv interval) string {
+	switch {
+	case iv.threads >= MaxThreads:
+		return " (at the thread limit)"
+	case iv.ops == 0:
+		return " (the server completes no operation)"
+	case float64(iv.errors) > stalledErrorShare*float64(iv.ops):
+		return " (the server is failing operations)"
+	}
+	return " (more threads?)"
+}
+
+// cpuNotes are the CPU warnings: benchtop's own process CPU against the
+// cores it may use (the client bottleneck), else a busy host.
+func cpuNotes(iv interval) []string {
+	hs := iv.host
+	if hs.Cores <= 0 {
+		return nil
+	}
+	procs := iv.procs
+	if procs <= 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
+	procs = min(procs, hs.Cores)
+	own := hs.ProcCPU / float64(procs) // percent of the cores benchtop may use
+	if own >= procCPUBusy {
+		return []string{fmt.Sprintf("client bottleneck: benchtop uses %.0f %% of its %d cores", min(own, 100), procs)}
+	}
+	// The host's busy share not explained by benchtop.
+	others := hs.CPUTotal - hs.ProcCPU/float64(hs.Cores)
+	if others >= hostBusy {
+		return []string{fmt.Sprintf("host busy: other processes use %.0f %%", others)}
+	}
+	return nil
 }

@@ -133,6 +133,7 @@ func fakeRun(n int, target float64) []*engine.Snapshot {
 			}
 			if errs > 0 {
 				s.ErrorsByKind = map[string]int64{"timeout": errs}
+				s.Causes = map[string]string{"timeout": "memory: update user4412: context deadline exceeded"}
 			}
 			return s
 		}
@@ -188,9 +189,15 @@ func fakeRun(n int, target float64) []*engine.Snapshot {
 				Index: si + 1, Start: time.Duration(s.at) * time.Second, End: time.Duration(end) * time.Second,
 				Threads: s.threads, Partitions: s.partitions, Target: target,
 				Label: s.event.String(), Ops: int64(cap) * int64(end-s.at), OpsPerSec: math.Min(cap, nonZero(target, cap)),
-				P50: sp50, P95: sp50 * 27 / 10, P99: sp50 * 5, CPU: math.Min(99, 20+10*float64(s.threads)*(0.5+0.5*float64(s.partitions)/8)),
+				P50: sp50, P95: sp50 * 27 / 10, P99: sp50 * 5, ServiceP99: sp50 * 5, Intervals: max(0, end-s.at-1), CPU: math.Min(99, 20+10*float64(s.threads)*(0.5+0.5*float64(s.partitions)/8)),
 				Open: si+1 == len(steps) || steps[si+1].at >= i,
 			})
+		}
+		if target > 0 {
+			for k := range segs {
+				segs[k].ServiceP99 = segs[k].P99 * 2 / 5
+				segs[k].IntendedP99 = segs[k].P99
+			}
 		}
 		if len(segs) > 0 {
 			best := 0

@@ -27,13 +27,23 @@ func widthOf(s string) int { return common.Width(s) }
 // run has finished, quits and returns the last screen drawn.
 func screen(t *testing.T, w, h int, snaps []*engine.Snapshot, keys ...tea.KeyMsg) string {
 	t.Helper()
+	return screenWith(t, w, h, snaps, nil, keys...)
+}
+
+// screenWith is screen with the options changed by opt first.
+func screenWith(t *testing.T, w, h int, snaps []*engine.Snapshot, opt func(*Options), keys ...tea.KeyMsg) string {
+	t.Helper()
 	ch := make(chan *engine.Snapshot, len(snaps))
 	for _, s := range snaps {
 		ch <- s
 	}
 	close(ch)
 	th, _ := themes.Get("")
-	m := newModel(Options{Info: fakeInfo, Snapshots: ch, Control: &recorder{}, Interval: time.Second}, th)
+	opts := Options{Info: fakeInfo, Snapshots: ch, Control: &recorder{}, Interval: time.Second}
+	if opt != nil {
+		opt(&opts)
+	}
+	m := newModel(opts, th)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("finished"))

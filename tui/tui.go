@@ -33,6 +33,32 @@ type Options struct {
 	SaveReport func() (string, error)
 	// Interval is the snapshot interval (default 1s).
 	Interval time.Duration
+
+	// Backlog are snapshots from before Snapshots was subscribed to (an
+	// SSH viewer joining mid-run), drawn first so that its charts show the
+	// run so far.
+	Backlog []*engine.Snapshot
+	// Viewers, if set, tells how many SSH viewers watch; the header shows
+	// it.
+	Viewers func() int
+	// Remote is an SSH session: q leaves the session and never stops the
+	// run. ReadOnly allows only the view, theme, window and help keys.
+	Remote, ReadOnly bool
+	// Renderer builds the styles (colour profile, background); nil is the
+	// process's standard output. Each SSH session has its own.
+	Renderer *lipgloss.Renderer
+	// Notice is shown when the screen opens, e.g. who may watch.
+	Notice string
+	// Demo is the scripted scenario being played, for its captions.
+	Demo []DemoStep
+}
+
+// DemoStep is one step of a scripted scenario as the screen captions it:
+// the step is taken as reached when an event of Kind with To arrives
+// ("" matches any), or, for Kind "start", at once.
+type DemoStep struct {
+	Kind, To string
+	Caption  string // e.g. "threads 2 → 8: more threads than cores"
 }
 
 // ThemeNames lists the theme names Options.Theme accepts.
@@ -70,7 +96,7 @@ func Run(ctx context.Context, opts Options) error {
 	m := newModel(opts, theme)
 	p := tea.NewProgram(m,
 		tea.WithAltScreen(),
-		tea.WithFPS(12),
+		tea.WithFPS(SessionFPS),
 		tea.WithContext(ctx),
 	)
 	final, err := p.Run()
@@ -131,3 +157,22 @@ func drain(ch <-chan *engine.Snapshot, d time.Duration) {
 		}
 	}
 }
+
+// NewSession returns the model of one more screen on the same run, e.g.
+// an SSH viewer's: it reads opts.Snapshots (its own subscription), draws
+// with opts.Renderer and, with opts.Remote, leaves on q without stopping
+// the run. The caller runs it in a tea.Program of its own.
+func NewSession(opts Options) (tea.Model, error) {
+	theme, ok := themes.Get(opts.Theme)
+	if !ok {
+		return nil, fmt.Errorf("tui: unknown theme %q (have %v)", opts.Theme, themes.Names())
+	}
+	if opts.Control == nil && !opts.ReadOnly {
+		return nil, errors.New("tui: no controller for a session that may control")
+	}
+	return newModel(opts, theme), nil
+}
+
+// SessionFPS is the frame rate of every screen: plenty for a dashboard,
+// and kind to SSH links.
+const SessionFPS = 12

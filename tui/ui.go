@@ -13,13 +13,16 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"benchtop/engine"
+	"benchtop/engine/report"
 	"benchtop/themes"
 	"benchtop/tui/common"
+	"benchtop/tui/components/errpanel"
 	"benchtop/tui/components/header"
 	"benchtop/tui/components/hostpanel"
 	"benchtop/tui/components/latency"
 	"benchtop/tui/components/opstable"
 	"benchtop/tui/components/partitions"
+	"benchtop/tui/components/prompt"
 	"benchtop/tui/components/segments"
 	"benchtop/tui/components/throughput"
 	"benchtop/tui/format"
@@ -130,9 +133,14 @@ type Model struct {
 	ops        opstable.Model
 	host       hostpanel.Model
 	segments   segments.Model
+	errs       errpanel.Model
 
 	view     viewID
 	showHelp bool
+	prompt   prompt.Model
+
+	// demoStep counts the steps of opts.Demo reached so far.
+	demoStep int
 
 	notice   string
 	noticeID int
@@ -154,7 +162,7 @@ func newModel(opts Options, theme themes.Theme) *Model {
 		opts.Interval = time.Second
 	}
 	ctx := &common.Context{
-		Styles:   themes.NewStyles(theme),
+		Styles:   stylesFor(opts.Renderer, theme),
 		Info:     opts.Info,
 		Interval: opts.Interval,
 	}
@@ -170,18 +178,57 @@ func newModel(opts Options, theme themes.Theme) *Model {
 		ops:        opstable.New(ctx),
 		host:       hostpanel.New(ctx),
 		segments:   segments.New(ctx),
+		errs:       errpanel.New(ctx),
 	}
 	for i, n := range themes.Names() {
 		if n == theme.Name {
 			m.themeNo = i
 		}
 	}
+	m.prompt = prompt.New(prompt.Limits{
+		MaxThreads: MaxThreads, MaxPartitions: MaxPartitions,
+		CanRepartition: opts.Info.CanRepartition, Adapter: opts.Info.Adapter,
+		MinWindow: 10 * time.Second, MaxWindow: history.Window,
+		Themes: themes.Names(), ReadOnly: opts.ReadOnly,
+	})
+	for _, s := range opts.Backlog {
+		m.addSnapshot(s)
+	}
+	if opts.Notice != "" {
+		m.notice = opts.Notice
+	}
 	m.applyStyles()
 	return m
 }
 
-// Init starts reading snapshots.
-func (m *Model) Init() tea.Cmd { return waitForSnapshot(m.opts.Snapshots) }
+// stylesFor builds the styles of t for renderer r (nil: standard output).
+func stylesFor(r *lipgloss.Renderer, t themes.Theme) themes.Styles {
+	if r == nil {
+		return themes.NewStyles(t)
+	}
+	return themes.NewStylesWithRenderer(r, t)
+}
+
+// Init starts reading snapshots, and clears the opening notice later.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{waitForSnapshot(m.opts.Snapshots)}
+	if m.notice != "" {
+		m.noticeID++
+		id := m.noticeID
+		cmds = append(cmds, tea.Tick(3*noticeFor, func(time.Time) tea.Msg { return noticeExpiredMsg{id} }))
+	}
+	return tea.Batch(cmds...)
+}
+
+// addSnapshot records a snapshot: history, pending values, demo steps.
+func (m *Model) addSnapshot(s *engine.Snapshot) {
+	m.hist.Add(s)
+	m.threads.seen(s.Threads)
+	m.partitions.seen(s.Partitions)
+	m.target.seen(s.Target)
+	m.paused.seen(s.Paused)
+	m.advanceDemo(s.Events)
+}
 
 // waitForSnapshot blocks, in its own goroutine, for the next snapshot; it is
 // issued again after each one.
@@ -219,11 +266,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if s == nil {
 			return m, waitForSnapshot(m.opts.Snapshots)
 		}
-		m.hist.Add(s)
-		m.threads.seen(s.Threads)
-		m.partitions.seen(s.Partitions)
-		m.target.seen(s.Target)
-		m.paused.seen(s.Paused)
+		m.addSnapshot(s)
 		if len(m.opts.Snapshots) == 0 {
 			// Draw only the newest of a backlog (e.g. at start).
 			m.rebuild()
@@ -272,7 +315,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 
 	case tea.KeyMsg:
-		return m.handleKey(msg)
+		return m.handleKeys(msg)
 	}
 	return m, nil
 }
@@ -370,8 +413,9 @@ func (m *Model) setPartitions(n int) tea.Cmd {
 	return control("partitions", "", func() error { return ctl.SetPartitions(n) })
 }
 
-// stepTarget multiplies the target by f; from unlimited it starts from the
-// rate achieved in the last interval.
+// stepTarget multiplies the target by f. From unlimited, t starts at the
+// rate achieved in the last interval (what the run does now, held), and T
+// at f times that rate.
 func (m *Model) stepTarget(f float64) tea.Cmd {
 	base := m.curTarget()
 	if base <= 0 {
@@ -380,6 +424,9 @@ func (m *Model) stepTarget(f float64) tea.Cmd {
 		}
 		if base <= 0 {
 			return m.setNotice("target: no rate measured yet to start from")
+		}
+		if f > 1 {
+			f = 1
 		}
 	}
 	return m.setTarget(math.Max(1, math.Round(base*f)))
@@ -398,7 +445,25 @@ func (m *Model) setTarget(t float64) tea.Cmd {
 func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	ctl := m.opts.Control
+	if m.prompt.IsOpen() {
+		return m.promptKey(msg)
+	}
+	if m.opts.ReadOnly && !matchesAny(msg, k.ViewOnly()) {
+		if msg.Type == tea.KeyEsc && m.showHelp {
+			m.showHelp = false
+			m.rebuild()
+			return m, nil
+		}
+		return m, m.setNotice("read-only viewer: " + msg.String() + " changes nothing here (view, theme, window and help keys only)")
+	}
 	switch {
+	case key.Matches(msg, k.Prompt):
+		m.prompt.Open()
+		m.rebuild()
+		return m, nil
+	case key.Matches(msg, k.Quit) && m.opts.Remote:
+		// An SSH viewer leaves; the run goes on.
+		return m.quit()
 	case key.Matches(msg, k.Quit):
 		if m.closed || m.stopping {
 			return m.quit()
@@ -428,7 +493,7 @@ func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		names := themes.Names()
 		m.themeNo = (m.themeNo + 1) % len(names)
 		t, _ := themes.Get(names[m.themeNo])
-		m.ctx.Styles = themes.NewStyles(t)
+		m.ctx.Styles = stylesFor(m.opts.Renderer, t)
 		m.applyStyles()
 		return m, m.setNotice("theme: " + t.Name)
 	case key.Matches(msg, k.Window):
@@ -562,17 +627,30 @@ func (m *Model) statusLines(w int) []string {
 			out = append(out, st.Banner.Render(common.FitTail(" ⚠ "+wn+" ", w)))
 		}
 	}
+	if c := m.demoCaption(w); c != "" {
+		out = append(out, c)
+	}
 	var parts []string
 	if m.notice != "" {
 		parts = append(parts, st.Notice.Render("› "+m.notice))
 	}
 	if e := errorBurst(s); e != "" {
+		// The latest cause of the most frequent kind, cut in its middle
+		// to fit: its end is the root cause.
+		if k := topKind(s); k != "" {
+			if c := intervalCause(s, k); c != "" {
+				used := common.Width(strings.Join(parts, "   ")) + common.Width(e) + 12 + len(k)
+				e += " · last " + k + ": " + errpanel.Elide(c, w-used)
+			}
+		}
+		parts = append(parts, st.Alarm.Render("✗ "+e))
+	} else if e := m.stallNote(); e != "" {
 		parts = append(parts, st.Alarm.Render("✗ "+e))
 	}
 	if len(parts) == 0 {
 		if evs := m.hist.Events(); evs.Len() > 0 {
 			e, _ := evs.Last()
-			parts = append(parts, st.Muted.Render("last: "+e.String()+" at "+format.Short(e.At)))
+			parts = append(parts, st.Muted.Render("last: "+eventText(e)+" at "+format.Short(e.At)))
 		}
 	}
 	out = append(out, common.FitTail(" "+strings.Join(parts, "   "), w))
@@ -620,6 +698,7 @@ func errorBurst(s *engine.Snapshot) string {
 		if len(ks) > 0 {
 			text += ": " + strings.Join(ks, ", ")
 		}
+
 	}
 	if s.IntegrityErrors > 0 {
 		if text != "" {
@@ -628,6 +707,37 @@ func errorBurst(s *engine.Snapshot) string {
 		text += format.Int(s.IntegrityErrors) + " data integrity mismatches"
 	}
 	return text
+}
+
+// topKind is the most frequent error kind of the last interval.
+func topKind(s *engine.Snapshot) string {
+	kinds := map[string]int64{}
+	for _, op := range s.Ops {
+		for k, v := range op.Interval.ErrorsByKind {
+			kinds[k] += v
+		}
+	}
+	best := ""
+	for k, v := range kinds {
+		if best == "" || v > kinds[best] || v == kinds[best] && k < best {
+			best = k
+		}
+	}
+	return best
+}
+
+// intervalCause is the latest message of errors of kind in the last
+// interval, masked, "" when there is none.
+func intervalCause(s *engine.Snapshot, kind string) string {
+	if c := s.Total.Interval.Causes[kind]; c != "" {
+		return report.MaskCause(c)
+	}
+	for _, op := range s.Ops {
+		if c := op.Interval.Causes[kind]; c != "" {
+			return report.MaskCause(c)
+		}
+	}
+	return ""
 }
 
 // rebuild lays the screen out and redraws it into m.frame. It runs when a
@@ -652,10 +762,19 @@ func (m *Model) rebuild() {
 	km := m.keys
 	km.NextView.SetHelp("tab", tabHelp)
 	bindings := km.ShortHelp()
-	if w < 100 {
+	switch {
+	case m.opts.ReadOnly:
+		bindings = km.ViewerHelp()
+	case w < 100:
 		bindings = km.CompactHelp()
 	}
+	if m.opts.Remote && !m.opts.ReadOnly {
+		bindings[len(bindings)-1].SetHelp("q", "leave")
+	}
 	helpLine := common.Fit(" "+m.help.ShortHelpView(bindings), w)
+	if m.prompt.IsOpen() {
+		helpLine = m.prompt.View(m.ctx.Styles, w)
+	}
 
 	m.header.SetSize(w)
 	m.header.Render(m.hist, header.State{
@@ -666,6 +785,8 @@ func (m *Model) rebuild() {
 		WantTarget:     m.target.want,
 		TargetPending:  m.target.set,
 		Paused:         m.curPaused(),
+		Viewers:        m.viewers(),
+		ReadOnly:       m.opts.ReadOnly,
 	})
 
 	bodyH := h - header.Height - len(status) - 1
@@ -673,6 +794,8 @@ func (m *Model) rebuild() {
 	switch {
 	case m.showHelp:
 		body = m.fullHelp(w, bodyH)
+	case m.demoEnd():
+		body = m.endCard(w, bodyH)
 	case m.view == viewSegments:
 		body = m.segmentsBody(w, bodyH)
 	case m.view == viewPartitions && m.hist.Stream != nil:
@@ -702,7 +825,8 @@ func (m *Model) mainBody(w, bodyH int) string {
 		frame = 2
 	}
 	s := m.last()
-	minTop := frame + 6
+	// The chart keeps 6 rows, its axis and its marker labels.
+	minTop := frame + 8
 
 	mode := m.latency.Mode
 	latRows := max(1, latency.RowCount(s, mode))
@@ -730,7 +854,12 @@ func (m *Model) mainBody(w, bodyH int) string {
 	if top := bodyH - latH - tabH; top < minTop {
 		latH = max(frame+1, bodyH-tabH-minTop)
 	}
-	top := bodyH - latH - tabH
+	// The errors panel (causes) where the chart keeps a good share.
+	errH := errpanel.Height(s, bordered)
+	if bodyH-latH-tabH-errH < max(minTop, bodyH*40/100) {
+		errH = 0
+	}
+	top := bodyH - latH - tabH - errH
 	// Room to spare: taller sparklines, as long as the chart keeps half.
 	for sparkH := 1; sparkH < 2 && top-latRows >= bodyH/2; sparkH++ {
 		latH += latRows
@@ -755,6 +884,11 @@ func (m *Model) mainBody(w, bodyH int) string {
 	m.latency.Mode = saved
 
 	parts := []string{joinColumns(m.throughput.View(), m.host.View(), gap), m.latency.View()}
+	if errH > 0 {
+		m.errs.SetSize(w, errH)
+		m.errs.Render(m.hist)
+		parts = append(parts, m.errs.View())
+	}
 	if tabH > 0 {
 		m.ops.SetSize(w, tabH)
 		m.ops.Render(m.hist)
@@ -810,7 +944,7 @@ func (m *Model) fullHelp(w, h int) string {
 		lines = append(lines, " "+l)
 	}
 	notes := []string{
-		fmt.Sprintf("Threads 1..%d, partitions 1..%d. t from unlimited starts at the rate achieved in the last interval.", MaxThreads, MaxPartitions),
+		fmt.Sprintf("Threads 1..%d, partitions 1..%d. From unlimited, t holds the rate achieved in the last interval (T: 75 %% of it). : types an exact value (threads 64, target 120k, partitions 16, mark TEXT, window 15m).", MaxThreads, MaxPartitions),
 		"Every change and mark is a ▲ on the time axis and starts a segment (tab); ! marks errors.",
 		"With a target, latency is also shown from the intended start time (coordinated omission corrected).",
 		"Themes: " + strings.Join(themes.Names(), ", ") + ".",

@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net/url"
 	"strings"
 	"time"
@@ -107,7 +108,13 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 
 func connect(ctx context.Context, cfg Config) (*DB, error) {
 	nc, err := natsgo.Connect(cfg.URL, natsgo.Timeout(cfg.Timeout), natsgo.Name("benchtop"),
-		natsgo.MaxReconnects(-1), natsgo.ReconnectBufSize(64<<20))
+		natsgo.MaxReconnects(-1), natsgo.ReconnectBufSize(64<<20),
+		// [screen] Asynchronous errors go to the standard logger (benchtop
+		// routes it to --log FILE), not to the terminal as NATS's default
+		// handler writes them.
+		natsgo.ErrorHandler(func(_ *natsgo.Conn, _ *natsgo.Subscription, err error) {
+			log.Printf("nats: %v", err)
+		}))
 	if err != nil {
 		return nil, fmt.Errorf("nats: connect to %s: %w", adapters.MaskURL(cfg.URL), classify(err))
 	}

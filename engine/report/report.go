@@ -19,6 +19,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"benchtop/adapters"
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
@@ -96,6 +97,7 @@ func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
 			if ok != nil && ok.TotalCount() > 0 {
 				m.tail(w, name, ok, measure.Slot(op, measure.OK))
 			}
+			writeErrors(w, name, set.Errors[op], set.Causes[op])
 			if failed != nil && failed.TotalCount() > 0 {
 				m.head(w, name+"-FAILED", failed)
 				m.tail(w, name+"-FAILED", failed, measure.Slot(op, measure.Failed))
@@ -108,6 +110,7 @@ func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
 				m.head(w, "Intended-"+name, iok)
 				if !showOp {
 					writeReturns(w, "Intended-"+name, iok, set.Errors[op])
+					writeErrors(w, name, set.Errors[op], set.Causes[op])
 				}
 				m.tail(w, "Intended-"+name, iok, measure.Slot(op, measure.OKIntended))
 			}
@@ -141,6 +144,48 @@ func writeReturns(w io.Writer, name string, ok *hdr.Histogram, errs map[string]i
 	for _, k := range keys {
 		fmt.Fprintf(w, "[%s], Return=%s, %d\n", name, k, byStatus[k])
 	}
+}
+
+// writeErrors adds benchtop's own error lines after YCSB's Return= lines:
+// per kind the count, `[READ], Errors(unavailable), 12`, and the latest
+// message as a comment, `# last unavailable: dial tcp ...: connection
+// refused` (credentials masked), the cause a user can act on.
+func writeErrors(w io.Writer, name string, errs map[string]int64, causes map[string]string) {
+	kinds := make([]string, 0, len(errs))
+	for k := range errs {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(w, "[%s], Errors(%s), %d\n", name, k, errs[k])
+		if c := causes[k]; c != "" {
+			fmt.Fprintf(w, "# last %s: %s\n", k, MaskCause(c))
+		}
+	}
+}
+
+// MaskCause makes an error message fit for a screen or a report: one
+// line, and every URL in it with its password masked.
+func MaskCause(msg string) string {
+	fields := strings.Fields(msg)
+	for i, f := range fields {
+		if strings.Contains(f, "@") {
+			fields[i] = adapters.MaskURL(f)
+		}
+	}
+	return strings.Join(fields, " ")
+}
+
+// maskCauses is MaskCause over a map of causes by kind (nil for none).
+func maskCauses(c map[string]string) map[string]string {
+	if len(c) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(c))
+	for k, v := range c {
+		out[k] = MaskCause(v)
+	}
+	return out
 }
 
 // WriteLoadSummary writes a load phase that ran before the run phase as
@@ -335,6 +380,7 @@ type Summary struct {
 	Properties  map[string]string  `json:"properties"`
 	Extra       map[string]any     `json:"extra,omitempty"`
 	Errors      map[string]int64   `json:"errors_by_kind,omitempty"`
+	Causes      map[string]string  `json:"last_error_by_kind,omitempty"`
 	Percentiles []float64          `json:"percentiles"`
 	Intended    map[string]OpStats `json:"intended,omitempty"`
 	// Thresholds are the --threshold verdicts; Crossed counts those that
@@ -397,6 +443,7 @@ type OpStats struct {
 	OK       int64              `json:"ok"`
 	Errors   int64              `json:"errors"`
 	ByKind   map[string]int64   `json:"errors_by_kind,omitempty"`
+	Causes   map[string]string  `json:"last_error_by_kind,omitempty"`
 	MeanUS   float64            `json:"mean_us"`
 	MinUS    float64            `json:"min_us"`
 	MaxUS    float64            `json:"max_us"`
@@ -410,22 +457,28 @@ type OpStats struct {
 
 // SegmentSummary is one row of the what-if table.
 type SegmentSummary struct {
-	Index      int      `json:"index"`
-	StartS     float64  `json:"start_s"`
-	DurationS  float64  `json:"duration_s"`
-	Label      string   `json:"label"`
-	Threads    int      `json:"threads"`
-	Partitions int      `json:"partitions"`
-	Target     float64  `json:"target"`
-	Ops        int64    `json:"operations"`
-	OpsPerSec  float64  `json:"ops_per_sec"`
-	P50US      float64  `json:"p50_us"`
-	P95US      float64  `json:"p95_us"`
-	P99US      float64  `json:"p99_us"`
-	Errors     int64    `json:"errors"`
-	CPU        *float64 `json:"cpu_percent"` // null: not measured
-	Best       bool     `json:"best"`
-	Knee       bool     `json:"knee"`
+	Index      int     `json:"index"`
+	StartS     float64 `json:"start_s"`
+	DurationS  float64 `json:"duration_s"`
+	Label      string  `json:"label"`
+	Threads    int     `json:"threads"`
+	Partitions int     `json:"partitions"`
+	Target     float64 `json:"target"`
+	Ops        int64   `json:"operations"`
+	OpsPerSec  float64 `json:"ops_per_sec"`
+	P50US      float64 `json:"p50_us"`
+	P95US      float64 `json:"p95_us"`
+	P99US      float64 `json:"p99_us"`
+	// ServiceP99US and IntendedP99US: p99 of service time and of latency
+	// from the intended start (0 without a target).
+	ServiceP99US  float64  `json:"service_p99_us"`
+	IntendedP99US float64  `json:"intended_p99_us,omitempty"`
+	Errors        int64    `json:"errors"`
+	ErrorRate     float64  `json:"error_rate"`
+	Intervals     int      `json:"steady_intervals"`
+	CPU           *float64 `json:"cpu_percent"` // null: not measured
+	Best          bool     `json:"best"`
+	Knee          bool     `json:"knee"`
 	// Extra holds workload figures (rows_per_sec, mb_per_sec, ...); they
 	// are written as members of the segment object itself.
 	Extra map[string]float64 `json:"-"`
@@ -486,7 +539,7 @@ func usf(d time.Duration) float64 { return float64(d) / 1e3 }
 
 func toOpStats(s engine.Stats) OpStats {
 	o := OpStats{
-		Count: s.Count, OK: s.Count - s.Errors, Errors: s.Errors, ByKind: s.ErrorsByKind,
+		Count: s.Count, OK: s.Count - s.Errors, Errors: s.Errors, ByKind: s.ErrorsByKind, Causes: maskCauses(s.Causes),
 		MeanUS: usf(s.Mean), MinUS: usf(s.Min), MaxUS: usf(s.Max),
 		P50US: usf(s.P50), P95US: usf(s.P95), P99US: usf(s.P99), P999US: usf(s.P999),
 		OutRange: s.OutOfRange,
@@ -542,12 +595,14 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 			s.Operations = append(s.Operations, os)
 		}
 		s.Errors = f.Total.Cumulative.ErrorsByKind
+		s.Causes = maskCauses(f.Total.Cumulative.Causes)
 	}
 	for _, g := range main.Segments {
 		s.Segments = append(s.Segments, SegmentSummary{
 			Index: g.Index, StartS: g.Start.Seconds(), DurationS: g.Duration().Seconds(), Label: g.Label,
 			Threads: g.Threads, Partitions: g.Partitions, Target: g.Target, Ops: g.Ops, OpsPerSec: g.OpsPerSec,
 			P50US: usf(g.P50), P95US: usf(g.P95), P99US: usf(g.P99), Errors: g.Errors, CPU: cpuJSON(g.CPU),
+			ServiceP99US: usf(g.ServiceP99), IntendedP99US: usf(g.IntendedP99), ErrorRate: g.ErrorRate, Intervals: g.Intervals,
 			Best: g.Best, Knee: g.Knee, Extra: g.Extra,
 		})
 	}

@@ -33,6 +33,7 @@ func sampleResult(intended bool, measurement string) *engine.PhaseResult {
 	}
 	set.Record(measure.Slot(core.OpUpdate, measure.Failed), 5000)
 	set.AddError(core.OpUpdate, "unavailable", 1)
+	set.SetCause(core.OpUpdate, "unavailable", "dial tcp 127.0.0.1:6879: connect: connection refused (redis://app:s3cret@127.0.0.1:6879)")
 	set.Record(measure.Slot(core.OpUpdate, measure.OK), 7000)
 	set.Ops = 1002
 	return &engine.PhaseResult{Phase: engine.PhaseRun, RunTime: 2 * time.Second, Set: set,
@@ -47,6 +48,9 @@ func TestWriteYCSB(t *testing.T) {
 	out := b.String()
 	line := regexp.MustCompile(`^\[[A-Z][A-Za-z_%-]*\], [^,]+, -?[0-9.E]+$`)
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(l, "# ") {
+			continue // benchtop's comments (the last error of a kind)
+		}
 		if !line.MatchString(l) {
 			t.Errorf("not a YCSB report line: %q", l)
 		}
@@ -151,5 +155,51 @@ func TestSummaryReadsBackWithExtrasEventsAndHost(t *testing.T) {
 	}
 	if s.CommandLine != "benchtop run memory -threads 2" {
 		t.Errorf("command_line = %q", s.CommandLine)
+	}
+}
+
+// The errors of a kind come with their count and the latest message,
+// masked, after YCSB's Return= lines, which stay as they were; the JSON
+// carries them too.
+func TestErrorLinesAndCause(t *testing.T) {
+	var b bytes.Buffer
+	res := sampleResult(false, "op")
+	WriteYCSB(&b, res)
+	out := b.String()
+	for _, want := range []string{
+		"[UPDATE], Return=OK, 1\n[UPDATE], Return=ERROR, 1\n[UPDATE], Errors(unavailable), 1\n",
+		"# last unavailable: dial tcp 127.0.0.1:6879: connect: connection refused (redis://app:****@127.0.0.1:6879)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "s3cret") {
+		t.Error("the password reached the report")
+	}
+	if strings.Contains(out, "[READ], Errors(") {
+		t.Error("error lines for an operation without errors")
+	}
+}
+
+func TestMaskCause(t *testing.T) {
+	got := MaskCause("auth failed\nfor mongodb://u:pw@h:27017/db now")
+	if got != "auth failed for mongodb://u:****@h:27017/db now" {
+		t.Errorf("MaskCause = %q", got)
+	}
+}
+
+func TestJSONCarriesCauses(t *testing.T) {
+	res := sampleResult(false, "op")
+	st := engine.Stats{Count: 2, Errors: 1, ErrorsByKind: map[string]int64{"unavailable": 1},
+		Causes: map[string]string{"unavailable": "redis://u:pw@h down"}}
+	res.Final = &engine.Snapshot{Ops: []engine.OpSnapshot{{Name: "UPDATE", Cumulative: st}}, Total: engine.OpSnapshot{Cumulative: st}}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, []*engine.PhaseResult{res}, engine.Info{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Count(out, `"unavailable": "redis://u:****@h down"`) != 2 {
+		t.Errorf("JSON lacks the masked cause per operation and in total:\n%s", out)
 	}
 }

@@ -150,13 +150,13 @@ func Span(d time.Duration) string {
 	}
 }
 
-// Target formats a target rate for the controls line: "12500 ops/s" or
-// "unlimited" for 0.
+// Target formats a target rate for the controls line: "12.5K ops/s",
+// "1.10M ops/s", or "unlimited" for 0.
 func Target(opsPerSec float64) string {
 	if opsPerSec <= 0 {
 		return "unlimited"
 	}
-	return strconv.FormatFloat(math.Round(opsPerSec), 'f', 0, 64) + " ops/s"
+	return SI(math.Round(opsPerSec)) + " ops/s"
 }
 
 // TargetShort formats a target rate compactly: "∞" or "12.5K".

@@ -79,8 +79,10 @@ func TestTarget(t *testing.T) {
 	if got := Target(0); got != "unlimited" {
 		t.Errorf("Target(0) = %q", got)
 	}
-	if got := Target(12500); got != "12500 ops/s" {
-		t.Errorf("Target(12500) = %q", got)
+	for in, want := range map[float64]string{12500: "12.5K ops/s", 1096863: "1.10M ops/s", 800: "800 ops/s"} {
+		if got := Target(in); got != want {
+			t.Errorf("Target(%v) = %q, want %q", in, got, want)
+		}
 	}
 	if got := TargetShort(0); got != "∞" {
 		t.Errorf("TargetShort(0) = %q", got)

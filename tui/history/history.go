@@ -97,6 +97,13 @@ type Lat struct {
 	Intended         bool
 }
 
+// ErrorNote is the latest error of a run: its operation, kind, message
+// and when.
+type ErrorNote struct {
+	Op, Kind, Cause string
+	At              time.Duration
+}
+
 // Window is the longest time span the throughput series keeps.
 const Window = 60 * time.Minute
 
@@ -126,6 +133,12 @@ type History struct {
 	// Stream is the newest per-partition view of a workload that consumes
 	// partitions (the stream), nil for other runs.
 	Stream *engine.PartitionsView
+
+	// ErrorSeen is when errors of each operation and kind ("READ
+	// unavailable") were last seen, as elapsed time; LastError is the
+	// newest of them.
+	ErrorSeen map[string]time.Duration
+	LastError ErrorNote
 
 	points *Ring[Point]
 	lat    map[string]*Ring[Lat]
@@ -211,6 +224,20 @@ func (h *History) Add(s *engine.Snapshot) {
 	}
 	for _, e := range s.Events {
 		h.events.Push(e)
+	}
+	for _, op := range s.Ops {
+		for k, n := range op.Interval.ErrorsByKind {
+			if n <= 0 {
+				continue
+			}
+			if h.ErrorSeen == nil {
+				h.ErrorSeen = map[string]time.Duration{}
+			}
+			h.ErrorSeen[op.Name+" "+k] = s.Elapsed
+			if c := op.Interval.Causes[k]; c != "" || h.LastError.At < s.Elapsed {
+				h.LastError = ErrorNote{Op: op.Name, Kind: k, Cause: c, At: s.Elapsed}
+			}
+		}
 	}
 }
 

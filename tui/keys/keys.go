@@ -13,6 +13,7 @@ type KeyMap struct {
 	NextView, NextTheme, Window, Latency                key.Binding
 	ScrollUp, ScrollDown                                key.Binding
 	Save, Help, Quit                                    key.Binding
+	Prompt                                              key.Binding
 }
 
 // Keys is the default key map.
@@ -25,7 +26,7 @@ var Keys = KeyMap{
 	PartsDown:       key.NewBinding(key.WithKeys("["), key.WithHelp("[", "partitions -1")),
 	PartsDouble:     key.NewBinding(key.WithKeys("}"), key.WithHelp("}/{", "partitions ×2 ÷2")),
 	PartsHalve:      key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "partitions ÷2")),
-	TargetUp:        key.NewBinding(key.WithKeys("t"), key.WithHelp("t/T", "target +25% / -25%")),
+	TargetUp:        key.NewBinding(key.WithKeys("t"), key.WithHelp("t/T", "target +25% / -25% (from ∞: the achieved rate)")),
 	TargetDown:      key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "target -25%")),
 	TargetUnlimited: key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "target unlimited")),
 	Pause:           key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/resume")),
@@ -40,13 +41,26 @@ var Keys = KeyMap{
 	Save:            key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save report")),
 	Help:            key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 	Quit:            key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	Prompt:          key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "type a value")),
+}
+
+// ViewOnly are the keys a read-only viewer may use: view, theme, window,
+// help (and q, which leaves the session).
+func (k KeyMap) ViewOnly() []key.Binding {
+	return []key.Binding{k.NextView, k.NextTheme, k.Window, k.Latency, k.ScrollUp, k.ScrollDown, k.Help, k.Prompt, k.Quit}
+}
+
+// ViewerHelp is the one-line help of a read-only viewer.
+func (k KeyMap) ViewerHelp() []key.Binding {
+	return []key.Binding{k.NextView, short(k.NextTheme, "c", "theme"), short(k.Window, "w", "window"),
+		short(k.Latency, "i", "latency"), k.Help, short(k.Quit, "q", "leave")}
 }
 
 // ShortHelp is the one-line help at the bottom, most useful first.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		short(k.ThreadsUp, "+/-", "threads"), short(k.PartsUp, "]/[", "partitions"),
-		short(k.TargetUp, "t/T", "target"), short(k.Pause, "space", "pause"),
+		short(k.TargetUp, "t/T", "target"), short(k.Prompt, ":", "type a value"), short(k.Pause, "space", "pause"),
 		k.Mark, k.NextView, short(k.Save, "s", "save"),
 		k.Help, k.Quit,
 	}
@@ -57,8 +71,8 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) CompactHelp() []key.Binding {
 	return []key.Binding{
 		short(k.ThreadsUp, "+/-", "thr"), short(k.PartsUp, "]/[", "part"),
-		short(k.TargetUp, "t/T", "target"), short(k.Pause, "space", "pause"),
-		k.NextView, k.Help, k.Quit,
+		short(k.TargetUp, "t/T", "target"), short(k.Prompt, ":", "value"), short(k.Pause, "space", "pause"),
+		short(k.NextView, "tab", "view"), k.Help, k.Quit,
 	}
 }
 
@@ -72,7 +86,7 @@ func short(b key.Binding, k, desc string) key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ThreadsUp, k.ThreadsDouble, k.PartsUp, k.PartsDouble, k.TargetUp, k.TargetUnlimited},
-		{k.Pause, k.Mark, k.NewSegment, k.Save},
+		{k.Prompt, k.Pause, k.Mark, k.NewSegment, k.Save},
 		{k.NextView, k.Window, k.Latency, k.NextTheme, k.ScrollUp, k.Help, k.Quit},
 	}
 }

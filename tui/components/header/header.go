@@ -5,6 +5,7 @@ package header
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,10 @@ type State struct {
 	WantTarget                  float64
 	TargetPending               bool
 	Paused                      bool // the paused state the UI believes in
+	// Viewers is how many SSH viewers watch (-1: no SSH server); ReadOnly
+	// marks this screen as a read-only viewer's.
+	Viewers  int
+	ReadOnly bool
 }
 
 // Model is the header component.
@@ -76,6 +81,16 @@ func (m *Model) line1(h *history.History, s State) string {
 	if mark := thresholdMark(st, info, snap); mark != "" { // --threshold (verdict.go)
 		right = mark + "  " + right
 	}
+	if s.ReadOnly {
+		right += st.Muted.Render(" · read-only")
+	}
+	if s.Viewers >= 0 {
+		v := strconv.Itoa(s.Viewers) + " viewers"
+		if s.Viewers == 1 {
+			v = "1 viewer"
+		}
+		right += st.Muted.Render(" · ") + st.Accent.Render(v)
+	}
 
 	// Left: parts dropped from the least important when room is short.
 	phase := string(engine.PhaseRun)
@@ -89,6 +104,11 @@ func (m *Model) line1(h *history.History, s State) string {
 	workload := info.Workload
 	mix := info.Mix
 	target := info.Target
+	if snap != nil {
+		// The adapter describes itself once, at open ("memory in-process,
+		// 1 partition"): its partition count follows the live value.
+		target = LivePartitions(target, snap.Partitions)
+	}
 	barW := 16
 	if w < 100 {
 		barW = 10
@@ -129,6 +149,21 @@ func (m *Model) line1(h *history.History, s State) string {
 		}
 	}
 	return common.Spread(common.FitTail(left, max(room, 1)), right+" ", w)
+}
+
+var partitionsRE = regexp.MustCompile(`\b\d+ partitions?\b`)
+
+// LivePartitions replaces a partition count in an adapter's description
+// with the count in force.
+func LivePartitions(desc string, n int) string {
+	if n <= 0 {
+		return desc
+	}
+	word := " partitions"
+	if n == 1 {
+		word = " partition"
+	}
+	return partitionsRE.ReplaceAllString(desc, strconv.Itoa(n)+word)
 }
 
 func (m *Model) line2(h *history.History, s State) string {

@@ -65,7 +65,9 @@ func Rows(s *engine.Snapshot, mode Mode) []Row {
 	}
 	var rows []Row
 	for _, op := range s.Ops {
-		hasI := op.IntendedInterval != nil
+		// Intended latency only while a target is set: back at
+		// unlimited, its rows go.
+		hasI := op.IntendedInterval != nil && s.Target > 0
 		if !hasI || mode != Intended {
 			rows = append(rows, Row{Op: op.Name})
 		}
@@ -79,9 +81,10 @@ func Rows(s *engine.Snapshot, mode Mode) []Row {
 // RowCount is how many rows the panel needs for s in mode mode.
 func RowCount(s *engine.Snapshot, mode Mode) int { return len(Rows(s, mode)) }
 
-// HasIntended tells whether s carries intended latencies.
+// HasIntended tells whether s carries intended latencies for a target in
+// force.
 func HasIntended(s *engine.Snapshot) bool {
-	if s == nil {
+	if s == nil || s.Target <= 0 {
 		return false
 	}
 	for _, op := range s.Ops {
@@ -128,9 +131,10 @@ func (m *Model) Render(h *history.History) {
 	for _, r := range rows {
 		nameW = max(nameW, len(m.name(r, wide)))
 	}
-	// name, then three cells of " p50 " + spark + " " + value(6).
+	// name, then three cells of " p50 " + spark + " " + value(6), then
+	// the row's scale "  ↑54ms".
 	const valW = 6
-	sparkW := (iw - 1 - nameW - 3*(5+1+valW) - 2) / 3
+	sparkW := (iw - 1 - nameW - 3*(2+4+1+valW) - scaleW) / 3
 	if sparkW < 3 {
 		sparkW = 3
 	}
@@ -162,26 +166,25 @@ func (m *Model) row(h *history.History, r Row, nameW, sparkW, sparkH int, wide b
 	st := m.ctx.Styles
 	pts := h.Latency(r.Op, sparkW)
 	series := [3][]float64{}
-	shared := [3]float64{}
+	// Each row has its own scale, shared by its three percentiles and
+	// shown at its end: on one scale with intended latency in seconds,
+	// service times of microseconds drew flat.
+	top := 0.0
 	for _, p := range pts {
-		raw := [3]float64{p.P50, p.P95, p.P99}
-		in := [3]float64{p.IP50, p.IP95, p.IP99}
+		vals := [3]float64{p.P50, p.P95, p.P99}
+		if r.Intended {
+			vals = [3]float64{p.IP50, p.IP95, p.IP99}
+		}
 		for i := range 3 {
-			// Raw and intended rows of one percentile share a scale so
-			// that the gap between them shows.
-			shared[i] = max(shared[i], raw[i], in[i])
-			if r.Intended {
-				series[i] = append(series[i], in[i])
-			} else {
-				series[i] = append(series[i], raw[i])
-			}
+			top = max(top, vals[i])
+			series[i] = append(series[i], vals[i])
 		}
 	}
 	styles := [3]lipgloss.Style{st.P50, st.P95, st.P99}
 	labels := [3]string{"p50", "p95", "p99"}
 	cells := make([][]string, 3)
 	for i := range 3 {
-		cells[i] = spark(series[i], shared[i], sparkW, sparkH, styles[i])
+		cells[i] = spark(series[i], top, sparkW, sparkH, styles[i])
 	}
 	nameStyle := st.Text
 	if r.Intended {
@@ -213,10 +216,16 @@ func (m *Model) row(h *history.History, r Row, nameW, sparkW, sparkH int, wide b
 				b.WriteString(strings.Repeat(" ", 7))
 			}
 		}
+		if y == 0 {
+			b.WriteString(st.Muted.Render(pad("↑"+format.Micros(top), scaleW)))
+		}
 		out[y] = b.String()
 	}
 	return out
 }
+
+// scaleW is the width of a row's scale maximum, "  ↑54ms".
+const scaleW = 8
 
 // spark draws a sparkline of vals scaled to top, w x h cells.
 func spark(vals []float64, top float64, w, h int, style lipgloss.Style) []string {

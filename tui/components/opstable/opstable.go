@@ -44,7 +44,7 @@ func Rows(s *engine.Snapshot, withIntended bool) int {
 	if len(s.Ops) > 1 {
 		n++ // TOTAL
 	}
-	if withIntended {
+	if withIntended && s.Target > 0 {
 		for _, op := range s.Ops {
 			if op.IntendedCumulative != nil {
 				n++
@@ -90,7 +90,7 @@ func (m *Model) Render(h *history.History) {
 				name = latency.ShortName(name)
 			}
 			lines = append(lines, m.row(cols, name, op.Cumulative, true))
-			if m.ShowIntended && op.IntendedCumulative != nil {
+			if m.ShowIntended && op.IntendedCumulative != nil && s.Target > 0 {
 				lines = append(lines, m.row(cols, " intended", *op.IntendedCumulative, false))
 			}
 		}

@@ -81,36 +81,67 @@ func (m *Model) Render(h *history.History) {
 		segs = h.Last.Segments
 	}
 	title := "Segments · one row per configuration held (● the current one) · tab: back"
-	wide := iw >= 110
-
-	cols := []column{{"#", 3, false}, {"from", 6, false}, {"dur", 6, false}, {"thr", 4, false},
-		{"part", 5, false}, {"target", 7, false}, {"ops/s", 7, false}, {"p50", 7, false},
-		{"p95", 7, false}, {"p99", 7, false}, {"err", 5, false}, {"cpu", 5, false}}
-	if wide {
-		cols = []column{{"#", 3, false}, {"from", 9, false}, {"duration", 9, false}, {"threads", 8, false},
-			{"partitions", 11, false}, {"target", 9, false}, {"ops/s", 11, false}, {"p50", 8, false},
-			{"p95", 8, false}, {"p99", 8, false}, {"errors", 8, false}, {"cpu", 6, false}}
+	// With a target, p99 of the service time beside that of the latency
+	// from the intended start.
+	intended := false
+	for _, g := range segs {
+		if g.Target > 0 && g.IntendedP99 > 0 {
+			intended = true
+		}
 	}
 	var extras []string
-	if wide {
-		seen := map[string]bool{}
-		for _, s := range segs {
-			for k := range s.Extra {
-				if !seen[k] {
-					seen[k] = true
-					extras = append(extras, k)
-				}
+	seen := map[string]bool{}
+	for _, s := range segs {
+		for k := range s.Extra {
+			if !seen[k] {
+				seen[k] = true
+				extras = append(extras, k)
 			}
 		}
-		sort.Strings(extras)
+	}
+	sort.Strings(extras)
+	build := func(wide bool) []column {
+		cols := []column{{"#", 3, false}, {"from", 6, false}, {"dur", 6, false}, {"thr", 4, false},
+			{"part", 5, false}, {"target", 7, false}, {"ops/s", 7, false}, {"p50", 7, false},
+			{"p95", 7, false}, {"p99", 7, false}, {"err", 5, false}, {"cpu", 5, false}}
+		if wide {
+			cols = []column{{"#", 3, false}, {"from", 9, false}, {"duration", 9, false}, {"threads", 8, false},
+				{"partitions", 11, false}, {"target", 9, false}, {"ops/s", 11, false}, {"p50", 8, false},
+				{"p95", 8, false}, {"p99", 8, false}, {"errors", 8, false}, {"cpu", 6, false}}
+		}
+		if intended {
+			// p99 of service time and of intended latency side by side;
+			// narrow screens give up p50 for it.
+			cols[9].title = "p99 svc"
+			cols = append(cols[:10], append([]column{{"p99 int", cols[9].w, false}}, cols[10:]...)...)
+			if !wide {
+				cols = append(cols[:7], cols[8:]...)
+			}
+		}
 		for _, k := range extras {
-			cols = append(cols, column{k, max(10, len(k)+1), false})
+			cols = append(cols, column{ExtraName(k), max(8, len(ExtraName(k))+2), false})
+		}
+		return cols
+	}
+	width := func(cols []column) int {
+		n := 1
+		for _, c := range cols {
+			n += c.w
+		}
+		return n
+	}
+	// markW keeps room for "  ★ best" at the end of a row.
+	const markW = 9
+	cols := build(true)
+	wide := iw >= 110 && width(cols)+markW <= iw
+	if !wide {
+		cols = build(false)
+		for width(cols)+markW > iw && len(cols) > len(build(false))-len(extras) {
+			cols = cols[:len(cols)-1] // extras that do not fit
 		}
 	}
-	used := 1
-	for _, c := range cols {
-		used += c.w
-	}
+	extras = extras[:max(0, len(cols)-len(build(wide))+len(extras))]
+	used := width(cols)
 	changeW := 0
 	if wide && iw-used-10 >= 14 {
 		changeW = min(24, iw-used-10)
@@ -228,6 +259,20 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 	if cols[6].w >= 11 {
 		vals[6] = format.Int(int64(s.OpsPerSec + 0.5))
 	}
+	if hasColumn(cols, "p99 int") {
+		vals[9] = format.Duration(s.ServiceP99)
+		if s.ServiceP99 == 0 {
+			vals[9] = format.Duration(s.P99)
+		}
+		ip := "-"
+		if s.Target > 0 && s.IntendedP99 > 0 {
+			ip = format.Duration(s.IntendedP99)
+		}
+		vals = append(vals[:10], append([]string{ip}, vals[10:]...)...)
+		if !hasColumn(cols, "p50") {
+			vals = append(vals[:7], vals[8:]...)
+		}
+	}
 	for _, k := range extras {
 		if v, ok := s.Extra[k]; ok {
 			vals = append(vals, format.SI(v))
@@ -240,9 +285,9 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 	for i, c := range cols {
 		v := cell(c, vals[i])
 		switch {
-		case i == 10 && s.Errors > 0:
+		case (c.title == "err" || c.title == "errors") && s.Errors > 0:
 			b.WriteString(st.Alarm.Render(v))
-		case i == 6:
+		case c.title == "ops/s" && i < 8:
 			b.WriteString(st.Value.Render(v))
 		default:
 			b.WriteString(st.Text.Render(v))
@@ -269,6 +314,34 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 		b.WriteString("  " + strings.Join(marks, " "))
 	}
 	return b.String()
+}
+
+// ExtraName is the column title of a workload figure: rows_per_sec →
+// rows/s, mb_per_sec → MB/s.
+func ExtraName(k string) string {
+	name := strings.TrimSuffix(k, "_per_sec")
+	switch name {
+	case "mb":
+		name = "MB"
+	case "kb":
+		name = "kB"
+	case "gb":
+		name = "GB"
+	}
+	name = strings.ReplaceAll(name, "_", " ")
+	if strings.HasSuffix(k, "_per_sec") {
+		name += "/s"
+	}
+	return name
+}
+
+func hasColumn(cols []column, title string) bool {
+	for _, c := range cols {
+		if c.title == title {
+			return true
+		}
+	}
+	return false
 }
 
 func plural(n int, what string) string {

@@ -60,36 +60,61 @@ func (m *Model) Render(h *history.History) {
 	if unit == "" {
 		unit = "ops/s"
 	}
-	title := "Throughput · " + unit + " · last " + WindowText(m.Window)
+	var end time.Duration
+	if h.Last != nil {
+		end = h.Last.Elapsed
+	}
+	span := Span(end, m.Window)
+	what := "last " + WindowText(m.Window)
+	if span < m.Window {
+		what = "the run so far (window " + WindowText(m.Window) + ")"
+	}
+	title := "Throughput · " + unit + " · " + what
 	if h.RateName != "" {
-		title = h.RateName + " · " + unit + " · last " + WindowText(m.Window)
+		title = h.RateName + " · " + unit + " · " + what
 	}
 	if iw < labelW+10 || ih < 3 {
 		m.view = common.Panel(st, bordered, title, nil, m.w, m.h)
 		return
 	}
-	// Rows: chart, axis with markers, then marker labels where room allows.
+	// Rows: chart, axis with markers, then marker labels where room
+	// allows, and a legend of the markers the labels could not show.
 	labelRows := 1
 	if ih < 6 {
 		labelRows = 0
 	}
-	chartH := ih - 1 - labelRows
 	graphW := iw - labelW - 1
-
-	var end time.Duration
-	if h.Last != nil {
-		end = h.Last.Elapsed
+	vals, targets, bucket, firstK := Columns(h.Points(), end, span, graphW)
+	axis, labels, legend := m.axis(h.Events(), span, bucket, firstK, graphW)
+	if legend != "" && labelRows > 0 && ih >= 10 {
+		labelRows = 2
 	}
-	vals, targets, bucket, firstK := Columns(h.Points(), end, m.Window, graphW)
+	chartH := ih - 1 - labelRows
 
 	lines := make([]string, 0, ih)
 	lines = append(lines, m.chart(vals, targets, iw, chartH)...)
-	axis, labels := m.axis(h.Events(), bucket, firstK, graphW)
 	lines = append(lines, axis)
 	if labelRows > 0 {
 		lines = append(lines, labels)
 	}
+	if labelRows > 1 {
+		lines = append(lines, common.FitTail(strings.Repeat(" ", labelW+1)+legend, iw))
+	}
 	m.view = common.Panel(st, bordered, title, lines, m.w, m.h)
+}
+
+// Span is the time the chart spans at elapsed time end: the run so far
+// (whole seconds, at least 10 s) until the window is full, then the window,
+// which scrolls.
+func Span(end, window time.Duration) time.Duration {
+	if end >= window {
+		return window
+	}
+	s := max(10*time.Second, end.Round(time.Second))
+	if s < end {
+		s += time.Second
+	}
+	return min(s, window)
 }
 
 // WindowText names a chart window in minutes, as the w key cycles them:
@@ -264,15 +289,15 @@ func (m *Model) chart(vals, targets []float64, w, h int) []string {
 	return common.CanvasLines(&c.Canvas)
 }
 
-func (m *Model) axis(evs *history.Ring[engine.Event], bucket float64, firstK int64, n int) (string, string) {
+func (m *Model) axis(evs *history.Ring[engine.Event], span time.Duration, bucket float64, firstK int64, n int) (axis, labels, legend string) {
 	st := m.ctx.Styles
 	cells := make([]string, n)
 	kinds := make([]int, n) // 0 none, 1 tick, 2 marker, 3 alarm
 	for i := range cells {
 		cells[i] = "─"
 	}
-	// A tick every fifth of the window.
-	tick := m.Window.Seconds() / 5
+	// A tick every fifth of the span.
+	tick := span.Seconds() / 5
 	for t := math.Ceil(float64(firstK)*bucket/tick) * tick; ; t += tick {
 		col := int64(math.Floor(t/bucket+1e-9)) - firstK
 		if col >= int64(n) {
@@ -283,11 +308,13 @@ func (m *Model) axis(evs *history.Ring[engine.Event], bucket float64, firstK int
 			kinds[col] = 1
 		}
 	}
-	type placed struct {
-		col   int
-		label string
+	// Markers grouped by column, in time order.
+	type group struct {
+		col    int
+		labels []string
 	}
-	var marks []placed
+	var groups []*group
+	byCol := map[int]*group{}
 	for i := 0; i < evs.Len(); i++ {
 		e := evs.At(i)
 		col := int64(math.Floor(e.At.Seconds()/bucket)) - firstK
@@ -301,59 +328,70 @@ func (m *Model) axis(evs *history.Ring[engine.Event], bucket float64, firstK int
 				kinds[col] = 3
 			}
 		default:
-			cells[col] = "▲"
+			g := byCol[int(col)]
+			if g == nil {
+				g = &group{col: int(col)}
+				byCol[int(col)] = g
+				groups = append(groups, g)
+			}
+			g.labels = append(g.labels, m.label(e))
 			kinds[col] = 2
-			marks = append(marks, placed{int(col), m.label(e)})
+			cells[col] = "▲"
+			if k := len(g.labels); k > 1 {
+				// Several changes in one column: their count.
+				cells[col] = "+"
+				if k <= 9 {
+					cells[col] = strconv.Itoa(k)
+				}
+			}
 		}
 	}
-	var axis strings.Builder
-	axis.WriteString(strings.Repeat(" ", labelW) + st.ChartAxis.Render("└"))
+	var ax strings.Builder
+	ax.WriteString(strings.Repeat(" ", labelW) + st.ChartAxis.Render("└"))
 	for i, c := range cells {
 		switch kinds[i] {
 		case 2:
-			axis.WriteString(st.Marker.Render(c))
+			ax.WriteString(st.Marker.Render(c))
 		case 3:
-			axis.WriteString(st.AlarmMarker.Render(c))
+			ax.WriteString(st.AlarmMarker.Render(c))
 		default:
-			axis.WriteString(st.ChartAxis.Render(c))
+			ax.WriteString(st.ChartAxis.Render(c))
 		}
 	}
 
-	// Labels: newest first, each where it fits without touching another.
+	// Labels: newest first, each where it fits without touching another;
+	// a column of several shows them all or goes to the legend.
 	row := []rune(strings.Repeat(" ", n))
 	used := make([]bool, n)
-	own := make([]int, n) // which mark owns a cell, for styling
-	for i := range own {
-		own[i] = -1
-	}
-	for i := len(marks) - 1; i >= 0; i-- {
-		mk := marks[i]
-		l := []rune(mk.label)
-		start := mk.col
+	var unplaced []string
+	for i := len(groups) - 1; i >= 0; i-- {
+		g := groups[i]
+		text := strings.Join(g.labels, ", ")
+		if len(g.labels) > 1 {
+			text = strconv.Itoa(len(g.labels)) + ": " + text
+		}
+		l := []rune(text)
+		start := g.col
 		if start+len(l) > n {
 			start = n - len(l)
 		}
-		if start < 0 {
-			continue
-		}
-		free := true
-		for j := start - 1; j <= start+len(l); j++ {
+		free := start >= 0
+		for j := start - 1; free && j <= start+len(l); j++ {
 			if j >= 0 && j < n && used[j] {
 				free = false
-				break
 			}
 		}
 		if !free {
+			unplaced = append(unplaced, text)
 			continue
 		}
 		for j, r := range l {
 			row[start+j] = r
 			used[start+j] = true
-			own[start+j] = i
 		}
 	}
 	var lab strings.Builder
-	lab.WriteString(st.ChartLabel.Render(fmt.Sprintf("%*s ", labelW, "-"+WindowText(m.Window))))
+	lab.WriteString(st.ChartLabel.Render(fmt.Sprintf("%*s ", labelW, "-"+WindowText(span))))
 	for i := 0; i < n; {
 		j := i
 		for j < n && used[j] == used[i] {
@@ -367,7 +405,10 @@ func (m *Model) axis(evs *history.Ring[engine.Event], bucket float64, firstK int
 		}
 		i = j
 	}
-	return axis.String(), lab.String()
+	if len(unplaced) > 0 {
+		legend = st.Marker.Render("▲ ") + st.MarkerLabel.Render("also: "+strings.Join(unplaced, " · "))
+	}
+	return ax.String(), lab.String(), legend
 }
 
 // label is the short text of an event under its marker.

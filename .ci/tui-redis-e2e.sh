@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# End-to-end test of an outage under the live screen (tmux, 120x40): a run
+# against a Redis server of its own, which is killed mid-run. No line of a
+# library (go-redis's "redis: ... connection pool: failed to dial ...")
+# may reach the screen, during the outage or after it, and the screen
+# shows the cause (connection refused) with its kind (unavailable).
+#
+#   bash .ci/tui-redis-e2e.sh     # starts its own Redis on BENCHTOP_REDIS_PORT (default 6879)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+export BENCHTOP_REDIS_PORT=${BENCHTOP_REDIS_PORT:-6879}
+
+tmp=$(mktemp -d)
+session="benchtop-redis-e2e-$$"
+cleanup() {
+	tmux kill-session -t "$session" 2>/dev/null || true
+	bash .ci/servers/redis.sh stop >/dev/null 2>&1 || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+screen() { tmux capture-pane -p -t "$session" -S -200; }
+fail() {
+	echo "--- screen"
+	screen || true
+	echo "---"
+	echo "tui-redis-e2e: FAIL: $*"
+	exit 1
+}
+wait_for() {
+	local re=$1 limit=${2:-10} i
+	for ((i = 0; i < limit * 5; i++)); do
+		screen | grep -Eq -- "$re" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# foreign: lines of a library on screen (go-redis prefixes its own).
+foreign() { screen | grep -E 'redis: [0-9/]|connection pool|failed to dial after|^redis: ' || true; }
+
+eval "$(bash .ci/servers/redis.sh start)"
+go build -o "$tmp/benchtop" .
+addr=$BENCHTOP_REDIS_ADDR
+"$tmp/benchtop" load redis -p redis.addr="$addr" -p recordcount=2000 --headless >/dev/null 2>"$tmp/load.err" ||
+	{ cat "$tmp/load.err"; fail "load failed"; }
+
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+tmux -u new-session -d -s "$session" -x 120 -y 40 \
+	"TERM=xterm-256color \"$tmp/benchtop\" run redis -p redis.addr=$addr -p recordcount=2000 -threads 2 -p maxexecutiontime=120 2>\"$tmp/stderr\"; echo EXIT=\$?; sleep 600"
+wait_for '[1-9][0-9.]*[KM]? ops/s' 20 || fail "no throughput before the outage"
+
+bash .ci/servers/redis.sh stop >/dev/null 2>&1
+echo "tui-redis-e2e: Redis stopped mid-run"
+wait_for 'unavailable' 20 || fail "the error kind (unavailable) is not on screen"
+wait_for 'connection refused' 20 || fail "the cause (connection refused) is not on screen"
+# Through the outage, several seconds of go-redis's pool retrying.
+for ((i = 0; i < 8; i++)); do
+	f=$(foreign)
+	[[ -z $f ]] || fail "library output on the screen: $f"
+	sleep 1
+done
+echo "tui-redis-e2e: the cause is shown, no library line in 8 s of outage"
+
+tmux send-keys -t "$session" -l 'q'
+wait_for '^EXIT=' 30 || fail "benchtop did not exit within 30 s of q"
+screen | grep -q 'Errors(unavailable)' || fail "the report has no Errors(unavailable) line"
+screen | grep -q '# last unavailable: .*connection refused' || fail "the report has no '# last unavailable' cause"
+f=$(foreign)
+[[ -z $f ]] || fail "library output after the screen: $f"
+grep -q 'failed to dial' "$tmp/stderr" && fail "go-redis wrote to stderr"
+echo "tui-redis-e2e: PASS"

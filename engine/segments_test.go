@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"benchtop/engine/host"
+	"benchtop/engine/measure"
+)
+
+// seg is a counted segment: 10 steady intervals at ops ops/s, p99 p99.
+func seg(threads int, ops float64, p99 time.Duration) Segment {
+	return Segment{End: 11 * time.Second, Threads: threads, Partitions: 1, Ops: int64(ops * 11), OpsPerSec: ops, P99: p99, Intervals: 10}
+}
+
+func TestBestNeedsThreeSteadyIntervals(t *testing.T) {
+	short := seg(8, 2e6, 10*time.Microsecond)
+	short.Intervals = MinSegmentIntervals - 1
+	segs := markSegments([]Segment{seg(2, 1e6, 10*time.Microsecond), short, seg(4, 1.5e6, 10*time.Microsecond)})
+	if segs[1].Best || segs[1].Knee {
+		t.Errorf("a segment of %d steady intervals was marked: %+v", short.Intervals, segs[1])
+	}
+	if !segs[2].Best {
+		t.Errorf("best = %v %v %v, want the third", segs[0].Best, segs[1].Best, segs[2].Best)
+	}
+}
+
+func TestErroringSegmentIsNeverBest(t *testing.T) {
+	failing := seg(8, 3e6, 10*time.Microsecond)
+	failing.ErrorRate = 0.32
+	segs := markSegments([]Segment{seg(2, 1e6, 10*time.Microsecond), failing})
+	if segs[1].Best {
+		t.Error("a segment with 32 % failed operations is best")
+	}
+	if !segs[0].Best {
+		t.Error("the clean segment is not best")
+	}
+	edge := seg(8, 3e6, 10*time.Microsecond)
+	edge.ErrorRate = MaxBestErrorRate
+	if segs := markSegments([]Segment{seg(2, 1e6, 10*time.Microsecond), edge}); !segs[1].Best {
+		t.Error("a segment at exactly the error limit is not best")
+	}
+}
+
+func TestMarkAloneIsNoKnee(t *testing.T) {
+	a := seg(4, 1e6, 10*time.Microsecond)
+	marked := a
+	marked.P99 = 40 * time.Microsecond // same controls, p99 up: noise or the server, not a change
+	marked.Label = "before compaction"
+	segs := markSegments([]Segment{a, marked})
+	if segs[1].Knee {
+		t.Error("a segment started by a mark is a knee")
+	}
+	changed := marked
+	changed.Threads = 8
+	if segs := markSegments([]Segment{a, changed}); !segs[1].Knee {
+		t.Error("the same figures after a thread change are not a knee")
+	}
+}
+
+// TestSegmentLeavesOutTheFirstInterval feeds a segment by hand: what ran
+// before its first tick is the transition and does not set its rate or
+// its latency; the counts keep it.
+func TestSegmentLeavesOutTheFirstInterval(t *testing.T) {
+	start := time.Now()
+	sg := segments{runStart: start}
+	sg.begin("run phase", Controls{Threads: 1, Partitions: 1})
+	batch := func(n int, lat time.Duration) *measure.Set {
+		s := &measure.Set{}
+		for range n {
+			s.Record(measure.Slot(0, measure.OK), int64(lat))
+		}
+		s.Ops = int64(n)
+		return s
+	}
+	sg.add(batch(1000, time.Second)) // the transition: slow
+	sg.tick(time.Now())
+	for range 3 {
+		sg.add(batch(100, time.Millisecond))
+		sg.tick(time.Now())
+	}
+	tab := sg.table(time.Since(start), false)
+	if len(tab) != 1 {
+		t.Fatalf("%d segments", len(tab))
+	}
+	s := tab[0]
+	if s.Ops != 1300 {
+		t.Errorf("Ops = %d, want 1300 (the whole segment)", s.Ops)
+	}
+	if s.Intervals != 3 {
+		t.Errorf("Intervals = %d, want 3", s.Intervals)
+	}
+	if s.P99 > 10*time.Millisecond || s.ServiceP99 != s.P99 {
+		t.Errorf("P99 = %v ServiceP99 = %v: the transition's latency counted", s.P99, s.ServiceP99)
+	}
+}
+
+func TestSegmentIntendedP99(t *testing.T) {
+	start := time.Now()
+	sg := segments{runStart: start, measurement: "both"}
+	sg.begin("target", Controls{Threads: 1, Partitions: 1, Target: 100})
+	sg.tick(time.Now())
+	s := &measure.Set{}
+	for range 100 {
+		s.Record(measure.Slot(0, measure.OK), int64(time.Millisecond))
+		s.Record(measure.Slot(0, measure.OKIntended), int64(50*time.Millisecond))
+	}
+	s.Ops = 100
+	sg.add(s)
+	g := sg.table(time.Since(start), false)[0]
+	if g.ServiceP99 < 900*time.Microsecond || g.ServiceP99 > 2*time.Millisecond {
+		t.Errorf("ServiceP99 = %v, want about 1ms", g.ServiceP99)
+	}
+	if g.IntendedP99 < 45*time.Millisecond || g.IntendedP99 != g.P99 {
+		t.Errorf("IntendedP99 = %v P99 = %v, want about 50ms both", g.IntendedP99, g.P99)
+	}
+}
+
+func TestCPUWarningReadsTheProcess(t *testing.T) {
+	var b bottleneck
+	// The host at 100 %, benchtop at 1 % of one core: not a client bottleneck.
+	hs := host.Sample{Cores: 2, CPUTotal: 100, ProcCPU: 1}
+	got := b.check(interval{host: hs, procs: 2, threads: 4, ops: 100})
+	if len(got) != 1 || !strings.HasPrefix(got[0], "host busy: other processes use ") {
+		t.Errorf("busy host, idle benchtop: %q, want only a host-busy note", got)
+	}
+	hs = host.Sample{Cores: 2, CPUTotal: 100, ProcCPU: 190}
+	got = b.check(interval{host: hs, procs: 2, threads: 4, ops: 100})
+	if len(got) != 1 || got[0] != "client bottleneck: benchtop uses 95 % of its 2 cores" {
+		t.Errorf("benchtop at 190 %% of 2 cores: %q", got)
+	}
+	// GOMAXPROCS 1 on 2 cores: 95 % of one core is the limit.
+	hs = host.Sample{Cores: 2, CPUTotal: 50, ProcCPU: 95}
+	if got := b.check(interval{host: hs, procs: 1, threads: 4, ops: 100}); len(got) != 1 || !strings.Contains(got[0], "of its 1 cores") {
+		t.Errorf("GOMAXPROCS=1: %q", got)
+	}
+	if got := b.check(interval{host: host.Sample{Cores: 2, CPUTotal: 30, ProcCPU: 40}, procs: 2, ops: 1}); len(got) != 0 {
+		t.Errorf("a quiet host: %q", got)
+	}
+}
+
+func TestMoreThreadsOnlyWhereThreadsHelp(t *testing.T) {
+	cases := []struct {
+		name    string
+		iv      interval
+		want    string
+		notWant string
+	}{
+		{"room", interval{threads: 4, ops: 500}, "(more threads?)", ""},
+		{"limit", interval{threads: MaxThreads, ops: 500}, "(at the thread limit)", "more threads"},
+		{"errors", interval{threads: 4, ops: 500, errors: 100}, "(the server is failing operations)", "more threads"},
+		{"stalled", interval{threads: 4}, "(the server completes no operation)", "more threads"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b bottleneck
+			var got []string
+			for range 3 {
+				iv := c.iv
+				iv.target, iv.rate = 1000, 500
+				got = b.check(iv)
+			}
+			if len(got) == 0 || !strings.HasSuffix(got[0], c.want) {
+				t.Fatalf("warnings %q, want one ending %q", got, c.want)
+			}
+			if c.notWant != "" && strings.Contains(got[0], c.notWant) {
+				t.Errorf("%q suggests %q", got[0], c.notWant)
+			}
+		})
+	}
+}

@@ -1,0 +1,50 @@
+package liblog
+
+import (
+	"context"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	cblog "github.com/charmbracelet/log"
+	"github.com/redis/go-redis/v9"
+)
+
+// Library output lands in the log file, never on standard error.
+func TestRoutesLibraryLogging(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lib.log")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore, err := s.CaptureStderr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Printf("from the standard logger")
+	cblog.Warn("from charmbracelet/log")
+	os.Stderr.WriteString("straight to stderr\n")
+	// A go-redis client against a port nobody listens on: its pool logs
+	// the failed dials.
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	for range 3 {
+		_ = c.Ping(context.Background()).Err()
+	}
+	_ = c.Close()
+	restore()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"from the standard logger", "straight to stderr", "from charmbracelet/log", "redis: connection pool: failed to dial"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("log file lacks %q:\n%s", want, b)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"benchtop/engine"
+	"benchtop/tui/common"
+	"benchtop/tui/components/segments"
+)
+
+// advanceDemo moves the demo's caption on for every event that is its
+// next step.
+func (m *Model) advanceDemo(evs []engine.Event) {
+	steps := m.opts.Demo
+	for m.demoStep < len(steps) && steps[m.demoStep].Kind == "start" {
+		m.demoStep++
+	}
+	for _, e := range evs {
+		if m.demoStep >= len(steps) {
+			return
+		}
+		st := steps[m.demoStep]
+		if e.Kind == st.Kind && (st.To == "" || e.To == st.To) {
+			m.demoStep++
+		}
+	}
+}
+
+// demoCaption is the line that says where the demo is, "" outside one.
+func (m *Model) demoCaption(w int) string {
+	steps := m.opts.Demo
+	if len(steps) == 0 || m.demoStep == 0 {
+		return ""
+	}
+	st := m.ctx.Styles
+	if m.demoEnd() {
+		return common.FitTail(" "+st.Accent.Render("▶ the end")+st.Text.Render(" · tab: the chart · q quits"), w)
+	}
+	i := m.demoStep - 1
+	text := "step " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(steps)) + ": "
+	return common.FitTail(" "+st.Accent.Render("▶ "+text)+st.Text.Render(steps[i].Caption), w)
+}
+
+// demoEnd tells whether the end card replaces the main view: a demo
+// whose run is over.
+func (m *Model) demoEnd() bool {
+	return len(m.opts.Demo) > 0 && m.closed && !m.showHelp && m.view == viewMain
+}
+
+// endCard is the demo's last screen: what each configuration achieved, and
+// the answer in words.
+func (m *Model) endCard(w, h int) string {
+	st := m.ctx.Styles
+	intro := []string{
+		"",
+		" " + st.App.Render("That was the demo.") + " " + st.Text.Render("Each change started a segment:"),
+		" " + st.Text.Render("what each configuration achieved, the best and the knee."),
+		" " + st.Muted.Render("Yours: benchtop run mongodb -p mongodb.url=...  ·  ? keys  ·  q quits"),
+		"",
+	}
+	need := segments.Height(m.last(), m.ctx.Bordered)
+	tableH := min(need, h-len(intro))
+	m.segments.SetSize(w, tableH)
+	m.segments.Render(m.hist)
+	lines := append(intro, strings.Split(m.segments.View(), "\n")...)
+	return common.Block(lines, w, h)
+}
+
+// viewers is how many SSH viewers watch, -1 when nobody serves them.
+func (m *Model) viewers() int {
+	if m.opts.Viewers == nil {
+		return -1
+	}
+	return m.opts.Viewers()
+}
