@@ -9,7 +9,7 @@ import (
 
 // runInteractive runs the engine under the live screen and returns the
 // results once the user quit and the terminal is restored.
-func runInteractive(ctx context.Context, r *engine.Runner, o *cliOptions, _ *outputs) ([]*engine.PhaseResult, error) {
+func runInteractive(ctx context.Context, r *engine.Runner, o *cliOptions) ([]*engine.PhaseResult, error) {
 	type out struct {
 		res []*engine.PhaseResult
 		err error
