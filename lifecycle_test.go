@@ -192,7 +192,7 @@ func TestSignalDuringOpen(t *testing.T) {
 	if code != 130 {
 		t.Fatalf("exit %d, want 130; stderr %s", code, errb.String())
 	}
-	oneLineOf(t, errb.String(), "test-hang", "connect interrupted by SIGINT")
+	oneLineOf(t, errb.String(), "test-hang", "open interrupted by SIGINT")
 	if out.String() != "" {
 		t.Errorf("stdout: %q", out.String())
 	}

@@ -80,7 +80,7 @@ func openAdapter(o *cliOptions, stderr io.Writer, intr *interrupts) (adapters.DB
 		if db != nil {
 			db.Close()
 		}
-		fmt.Fprintf(stderr, "benchtop: %s: connect interrupted by %s: nothing was measured\n", o.DB, intr.name())
+		fmt.Fprintf(stderr, "benchtop: %s: open interrupted by %s: nothing was measured\n", o.DB, intr.name())
 		return nil, intr.exitCode()
 	}
 	if err != nil {
