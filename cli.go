@@ -2,16 +2,12 @@ package main
 
 import (
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"benchtop/adapters"
 	"benchtop/engine"
+	"benchtop/engine/steps"
 	"benchtop/themes"
 )
 
@@ -21,13 +17,6 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
-
-// step is one scheduled live change (--at, --sweep).
-type step struct {
-	At    time.Duration
-	Key   string // threads, partitions, target, pause, resume, mark, stop
-	Value string
-}
 
 // cliOptions is the parsed command line.
 type cliOptions struct {
@@ -40,460 +29,222 @@ type cliOptions struct {
 	JSON       string
 	TimeSeries string
 	HDRLog     string
-	HTML       string // html report: report_cmd.go
 	Theme      string
-	Steps      []step
-	Sweep      *sweep
+	Steps      []steps.Step
 	NoArgs     bool
-	Warnings   []string
+	Args       []string // as given, for report headers (masked there)
+	HTML       string   // html report: report_cmd.go
 	// --duration and --threshold (thresholds.go).
 	Duration   time.Duration
 	Thresholds []string
 	Screen     screenFlags // [screen] --log, --serve-ssh, --ssh-*-keys
 }
 
-type sweep struct {
-	Key    string
-	Values []string
-	Step   time.Duration
+// flagValues are what the flags gave before the properties are assembled.
+type flagValues struct {
+	fileProps, cliProps map[string]string
+	threads, target     string
+	sweep, step         string
 }
-
-// atKeys are the keys --at accepts.
-var atKeys = map[string]bool{"threads": true, "partitions": true, "target": true, "pause": true, "resume": true, "mark": true, "stop": true}
 
 // parseArgs turns the command line into options and validated properties.
 // It reads -P files but touches no database.
 func parseArgs(args []string) (*cliOptions, error) {
-	o := &cliOptions{Props: map[string]string{}}
+	o, rest, err := parseCommand(args)
+	if o != nil {
+		o.Args = args
+	}
+	if err != nil || o.Command == "help" || o.Command == "list" || o.Command == "version" {
+		return o, err
+	}
+	fv, err := parseFlags(o, rest)
+	if err != nil || o.Command == "help" {
+		return o, err
+	}
+	if err := o.Screen.check(); err != nil { // [screen]
+		return nil, err
+	}
+	if err := assembleProps(o, fv); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// runFlag sets --duration or --threshold (thresholds.go).
+func runFlag(name string) func(*cliOptions, *flagValues, string) error {
+	return func(o *cliOptions, _ *flagValues, v string) error { return parseRunFlag(o, name, v) }
+}
+
+// screenFlag sets one of the live screen's flags (cli_screen.go).
+func screenFlag(name string) func(*cliOptions, *flagValues, string) error {
+	return func(o *cliOptions, _ *flagValues, v string) error {
+		_, err := o.Screen.parse(name, func() (string, error) { return v, nil })
+		return err
+	}
+}
+
+// parseCommand reads the subcommand and the database; it returns the
+// flags that follow.
+func parseCommand(args []string) (*cliOptions, []string, error) {
+	o := &cliOptions{Command: "run", DB: "memory", Props: map[string]string{}}
 	if len(args) == 0 {
 		o.NoArgs = true
-		o.Command = "run"
-		o.DB = "memory"
-	} else {
-		switch args[0] {
-		case "load", "run":
-			o.Command = args[0]
+		return o, nil, nil
+	}
+	switch args[0] {
+	case "load", "run":
+		o.Command = args[0]
+		args = args[1:]
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			o.DB = args[0]
 			args = args[1:]
-			if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-				o.DB = args[0]
-				args = args[1:]
-			} else {
-				o.DB = "memory"
-			}
-		case "demo":
-			o.Command = "demo"
-			o.DB = "memory"
-			args = args[1:]
-		case "help", "-h", "--help", "-help":
-			o.Command = "help"
-			return o, nil
-		case "list", "adapters":
-			o.Command = "list"
-			return o, nil
-		case "version", "--version", "-version":
-			o.Command = "version"
-			return o, nil
-		default:
-			if strings.HasPrefix(args[0], "-") {
-				// Flags without a subcommand: run on memory.
-				o.Command = "run"
-				o.DB = "memory"
-			} else {
-				return nil, usagef("unknown command %q (allowed: load, run, demo, list, help)", args[0])
-			}
+		}
+	case "demo":
+		o.Command = "demo"
+		args = args[1:]
+	case "help", "-h", "--help", "-help":
+		o.Command = "help"
+	case "list", "adapters":
+		o.Command = "list"
+	case "version", "--version", "-version":
+		o.Command = "version"
+	default:
+		// Flags without a subcommand: run on memory.
+		if !strings.HasPrefix(args[0], "-") {
+			return nil, nil, usagef("unknown command %q (allowed: load, run, demo, list, help)", args[0])
 		}
 	}
 	if _, ok := adapters.Lookup(o.DB); !ok {
-		return nil, usagef("database %q: unknown adapter (known: %s)", o.DB, strings.Join(adapters.Names(), ", "))
+		return nil, nil, usagef("database %q: unknown adapter (known: %s)", o.DB, strings.Join(adapters.Names(), ", "))
 	}
+	return o, args, nil
+}
 
-	fileProps := map[string]string{}
-	cliProps := map[string]string{}
-	var threads, target string
-	var sweepSpec, stepSpec string
+// flagDef is one flag: what its value is (for messages; "" for a flag
+// that takes none) and what it sets.
+type flagDef struct {
+	value string
+	set   func(o *cliOptions, fv *flagValues, v string) error
+}
+
+var flagDefs map[string]flagDef
+
+func init() {
+	str := func(p func(*cliOptions) *string) func(*cliOptions, *flagValues, string) error {
+		return func(o *cliOptions, _ *flagValues, v string) error { *p(o) = v; return nil }
+	}
+	flagDefs = map[string]flagDef{
+		"P":          {"a property file", setPropertyFile},
+		"p":          {"key=value", setProperty},
+		"threads":    {fmt.Sprintf("a whole number from 1 to %d", engine.MaxThreads), func(_ *cliOptions, fv *flagValues, v string) error { fv.threads = v; return nil }},
+		"target":     {"a number of ops/s >= 0, 0 = unlimited", func(_ *cliOptions, fv *flagValues, v string) error { fv.target = v; return nil }},
+		"s":          {"", func(o *cliOptions, _ *flagValues, _ string) error { o.Status = true; return nil }},
+		"headless":   {"", func(o *cliOptions, _ *flagValues, _ string) error { o.Headless = true; return nil }},
+		"json":       {"a file name", str(func(o *cliOptions) *string { return &o.JSON })},
+		"timeseries": {"a file name", str(func(o *cliOptions) *string { return &o.TimeSeries })},
+		"hdr-log":    {"a file name", str(func(o *cliOptions) *string { return &o.HDRLog })},
+		"theme":      {"a theme name", setTheme},
+		"at":         {"OFFSET:key=value", setAt},
+		"sweep":      {"key=v1,v2,...", func(_ *cliOptions, fv *flagValues, v string) error { fv.sweep = v; return nil }},
+		"step":       {"a duration", func(_ *cliOptions, fv *flagValues, v string) error { fv.step = v; return nil }},
+		"db":         {"an adapter name", setDB},
+		"html":       {"a file name", str(func(o *cliOptions) *string { return &o.HTML })}, // html report
+		"duration":   {"a duration, e.g. 60s", runFlag("duration")},                        // thresholds.go
+		"threshold":  {"an expression, e.g. READ.p99<10ms", runFlag("threshold")},
+		// [screen] the live screen's own flags (cli_screen.go).
+		"log":                 {"a file name", screenFlag("log")},
+		"serve-ssh":           {"HOST:PORT", screenFlag("serve-ssh")},
+		"ssh-authorized-keys": {"a file name", screenFlag("ssh-authorized-keys")},
+		"ssh-viewer-keys":     {"a file name", screenFlag("ssh-viewer-keys")},
+		"h":                   {"", func(o *cliOptions, _ *flagValues, _ string) error { o.Command = "help"; return nil }},
+	}
+	flagDefs["help"] = flagDefs["h"]
+}
+
+// parseFlags reads the flags (-name value, -name=value, also with --).
+func parseFlags(o *cliOptions, args []string) (*flagValues, error) {
+	fv := &flagValues{fileProps: map[string]string{}, cliProps: map[string]string{}}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
 			return nil, usagef("unexpected argument %q (flags come after: benchtop load|run DATABASE [flags])", a)
 		}
 		name := strings.TrimLeft(a, "-")
+		shown := a // as typed, for messages
 		val, hasVal := "", false
 		if k, v, ok := strings.Cut(name, "="); ok {
 			name, val, hasVal = k, v, true
+			shown = a[:len(a)-len(v)-1]
 		}
-		need := func() (string, error) {
-			if hasVal {
-				return val, nil
-			}
-			if i+1 >= len(args) {
-				return "", usagef("flag -%s needs a value", name)
-			}
-			i++
-			return args[i], nil
-		}
-		switch name {
-		case "P":
-			path, err := need()
-			if err != nil {
-				return nil, err
-			}
-			p, err := engine.LoadPropertiesFile(path)
-			if err != nil {
-				return nil, usagef("-P %s: cannot read the property file: %v", path, unwrapPathErr(err))
-			}
-			for k, v := range p {
-				fileProps[k] = v
-			}
-			o.Workload = filepath.Base(path)
-		case "p":
-			kv, err := need()
-			if err != nil {
-				return nil, err
-			}
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || strings.TrimSpace(k) == "" {
-				return nil, usagef("-p %q: expected key=value", kv)
-			}
-			cliProps[strings.TrimSpace(k)] = v
-		case "threads":
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			threads = v
-		case "target":
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			target = v
-		case "s":
-			o.Status = true
-		case "headless":
-			o.Headless = true
-		case "json":
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			o.JSON = v
-		case "timeseries":
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			o.TimeSeries = v
-		case "hdr-log":
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			o.HDRLog = v
-		case "html": // html report
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			o.HTML = v
-		case "theme":
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			if _, ok := themes.Get(v); !ok {
-				return nil, usagef("--theme %q: unknown theme (allowed: %s)", v, strings.Join(themes.Names(), ", "))
-			}
-			o.Theme = v
-		case "at":
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			st, err := parseAt(v)
-			if err != nil {
-				return nil, err
-			}
-			o.Steps = append(o.Steps, st)
-		case "sweep":
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			sweepSpec = v
-		case "step":
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			stepSpec = v
-		case "db":
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			if _, ok := adapters.Lookup(v); !ok {
-				return nil, usagef("-db %q: unknown adapter (known: %s)", v, strings.Join(adapters.Names(), ", "))
-			}
-			o.DB = v
-		case "duration", "threshold": // thresholds.go
-			v, err := need()
-			if err != nil {
-				return nil, err
-			}
-			if err := parseRunFlag(o, name, v); err != nil {
-				return nil, err
-			}
-		case "h", "help":
-			o.Command = "help"
-			return o, nil
-		default:
-			// [screen] the live screen's own flags (cli_screen.go).
-			if ok, err := o.Screen.parse(name, need); ok {
-				if err != nil {
-					return nil, err
-				}
-				continue
-			}
+		def, ok := flagDefs[name]
+		if !ok {
 			return nil, usagef("unknown flag %q (see benchtop help)", a)
 		}
-	}
-	if err := o.Screen.check(); err != nil { // [screen]
-		return nil, err
-	}
-
-	// Properties: -P files in order, then -p (later wins, -p beats -P),
-	// then -threads/-target/-s.
-	props := map[string]string{}
-	if o.NoArgs || o.Command == "demo" || (o.Workload == "" && len(fileProps) == 0) {
-		for k, v := range defaultWorkloadA() {
-			props[k] = v
+		switch {
+		case def.value == "" && hasVal:
+			return nil, usagef("flag %s takes no value (got %q)", shown, val)
+		case def.value != "" && !hasVal:
+			if i+1 >= len(args) {
+				return nil, usagef("flag %s needs a value", shown)
+			}
+			i++
+			val = args[i]
 		}
-		if o.Workload == "" {
-			o.Workload = "workloada"
+		if def.value != "" && strings.TrimSpace(val) == "" {
+			return nil, usagef("%s %q: empty value (expected %s)", shown, val, def.value)
 		}
-	}
-	for k, v := range fileProps {
-		props[k] = v
-	}
-	for k, v := range cliProps {
-		props[k] = v
-	}
-	if threads != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(threads))
-		if err != nil || n < 1 || n > engine.MaxThreads {
-			return nil, usagef("-threads %q: expected a whole number from 1 to %d", threads, engine.MaxThreads)
-		}
-		props["threadcount"] = strconv.Itoa(n)
-	}
-	if target != "" {
-		f, err := strconv.ParseFloat(strings.TrimSpace(target), 64)
-		if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, usagef("-target %q: expected a number of ops/s >= 0 (0 = unlimited)", target)
-		}
-		props["target"] = strings.TrimSpace(target)
-	}
-	applyDuration(o, props) // --duration (thresholds.go)
-	if sweepSpec != "" || stepSpec != "" {
-		sw, err := parseSweep(sweepSpec, stepSpec)
-		if err != nil {
+		if err := def.set(o, fv, val); err != nil {
 			return nil, err
 		}
-		o.Sweep = sw
-		for i, v := range sw.Values {
-			o.Steps = append(o.Steps, step{At: time.Duration(i) * sw.Step, Key: sw.Key, Value: v})
-		}
-		o.Steps = append(o.Steps, step{At: time.Duration(len(sw.Values)) * sw.Step, Key: "stop"})
-		if _, ok := props["operationcount"]; !ok || o.Command == "run" {
-			props["operationcount"] = "0"
+		if o.Command == "help" {
+			return fv, nil
 		}
 	}
-	sort.SliceStable(o.Steps, func(i, j int) bool { return o.Steps[i].At < o.Steps[j].At })
-	for _, st := range o.Steps {
-		if st.Key == "partitions" {
-			if _, ok := props["partitions"]; !ok {
-				props["partitions"] = "1"
-			}
-		}
-	}
-	o.Props = props
-	return o, nil
+	return fv, nil
 }
 
-func unwrapPathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
-
-// defaultWorkloadA is YCSB's workloada with a record count that makes the
-// embedded store interesting, and no operation limit.
-func defaultWorkloadA() map[string]string {
-	return map[string]string{
-		"workload":            "site.ycsb.workloads.CoreWorkload",
-		"recordcount":         "100000",
-		"operationcount":      "0",
-		"readallfields":       "true",
-		"readproportion":      "0.5",
-		"updateproportion":    "0.5",
-		"scanproportion":      "0",
-		"insertproportion":    "0",
-		"requestdistribution": "zipfian",
-	}
-}
-
-// parseOffset reads "5s", "1m30s", "90" (seconds) or "1:30".
-func parseOffset(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if m, sec, ok := strings.Cut(s, ":"); ok && !strings.ContainsAny(s, "hmsu") {
-		mi, err1 := strconv.Atoi(m)
-		se, err2 := strconv.Atoi(sec)
-		if err1 == nil && err2 == nil && mi >= 0 && se >= 0 && se < 60 {
-			return time.Duration(mi)*time.Minute + time.Duration(se)*time.Second, nil
-		}
-		return 0, fmt.Errorf("bad offset")
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f < 0 || math.IsNaN(f) || f > 1e9 {
-			return 0, fmt.Errorf("bad offset")
-		}
-		return time.Duration(f * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("bad offset")
-	}
-	return d, nil
-}
-
-// parseAt reads one --at OFFSET:key=value (or OFFSET:pause, OFFSET:resume,
-// OFFSET:mark[=label], OFFSET:stop).
-func parseAt(v string) (step, error) {
-	i := strings.LastIndex(v, ":")
-	// The offset may itself contain ':' (1:30), so split at the ':' that
-	// precedes a known key.
-	for j := 0; j < len(v); j++ {
-		if v[j] != ':' {
-			continue
-		}
-		rest := v[j+1:]
-		key, _, _ := strings.Cut(rest, "=")
-		if atKeys[strings.TrimSpace(key)] {
-			i = j
-			break
-		}
-	}
-	if i <= 0 {
-		return step{}, usagef("--at %q: expected OFFSET:key=value, e.g. 5s:threads=16 (keys: threads, partitions, target, pause, resume, mark, stop)", v)
-	}
-	off, err := parseOffset(v[:i])
+func setPropertyFile(o *cliOptions, fv *flagValues, path string) error {
+	p, err := readPropertyFile(path)
 	if err != nil {
-		return step{}, usagef("--at %q: bad offset %q (allowed: a duration such as 5s or 1m30s, or seconds)", v, v[:i])
+		return err
 	}
-	key, val, hasVal := strings.Cut(v[i+1:], "=")
-	key = strings.TrimSpace(key)
-	if !atKeys[key] {
-		return step{}, usagef("--at %q: unknown key %q (allowed: threads, partitions, target, pause, resume, mark, stop)", v, key)
+	for k, v := range p {
+		fv.fileProps[k] = v
 	}
-	if err := checkStepValue(key, val, hasVal); err != nil {
-		return step{}, usagef("--at %q: %v", v, err)
-	}
-	return step{At: off, Key: key, Value: val}, nil
-}
-
-func checkStepValue(key, val string, hasVal bool) error {
-	switch key {
-	case "threads":
-		n, err := strconv.Atoi(val)
-		if err != nil || n < 1 || n > engine.MaxThreads {
-			return fmt.Errorf("threads=%q: expected a whole number from 1 to %d", val, engine.MaxThreads)
-		}
-	case "partitions":
-		n, err := strconv.Atoi(val)
-		if err != nil || n < 1 || n > engine.MaxPartitions {
-			return fmt.Errorf("partitions=%q: expected a whole number from 1 to %d", val, engine.MaxPartitions)
-		}
-	case "target":
-		f, err := strconv.ParseFloat(val, 64)
-		if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("target=%q: expected ops/s >= 0 (0 = unlimited)", val)
-		}
-	case "pause", "resume", "stop":
-		if hasVal && val != "" {
-			return fmt.Errorf("%s takes no value", key)
-		}
-	}
+	o.Workload = baseName(path)
 	return nil
 }
 
-// parseSweep reads --sweep key=v1,v2,... --step DURATION.
-func parseSweep(spec, stepSpec string) (*sweep, error) {
-	if spec == "" {
-		return nil, usagef("--step %q given without --sweep key=v1,v2,...", stepSpec)
+func setProperty(_ *cliOptions, fv *flagValues, kv string) error {
+	k, v, ok := strings.Cut(kv, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return usagef("-p %q: expected key=value", kv)
 	}
-	key, vals, ok := strings.Cut(spec, "=")
-	key = strings.TrimSpace(key)
-	if !ok || vals == "" {
-		return nil, usagef("--sweep %q: expected key=v1,v2,... (keys: threads, partitions, target)", spec)
-	}
-	if key != "threads" && key != "partitions" && key != "target" {
-		return nil, usagef("--sweep %q: unknown key %q (allowed: threads, partitions, target)", spec, key)
-	}
-	sw := &sweep{Key: key, Step: 10 * time.Second}
-	for _, v := range strings.Split(vals, ",") {
-		v = strings.TrimSpace(v)
-		if err := checkStepValue(key, v, true); err != nil {
-			return nil, usagef("--sweep %q: %v", spec, err)
-		}
-		sw.Values = append(sw.Values, v)
-	}
-	if stepSpec != "" {
-		d, err := parseOffset(stepSpec)
-		if err != nil || d < 100*time.Millisecond {
-			return nil, usagef("--step %q: expected a duration of at least 100ms, e.g. 10s", stepSpec)
-		}
-		sw.Step = d
-	}
-	return sw, nil
+	fv.cliProps[strings.TrimSpace(k)] = v
+	return nil
 }
 
-// [screen] a var: it includes screenUsage.
-var usageText = `benchtop — a live, interactive database benchmark for the terminal
+func setTheme(o *cliOptions, _ *flagValues, v string) error {
+	if _, ok := themes.Get(v); !ok {
+		return usagef("--theme %q: unknown theme (allowed: %s)", v, strings.Join(themes.Names(), ", "))
+	}
+	o.Theme = v
+	return nil
+}
 
-Usage:
-  benchtop                                  live screen: workload A on the embedded memory store
-  benchtop load DATABASE [flags]            YCSB load phase
-  benchtop run  DATABASE [flags]            YCSB run phase (memory: loads first)
-  benchtop demo                             a scripted scenario that plays by itself
-  benchtop list                             the adapters
-  benchtop report RUN.json [--hdr-log F] [--timeseries F] -o REPORT.html [--png DIR]
-  benchtop report --compare BASELINE.json RUN.json -o REPORT.html
-  benchtop help
+func setAt(o *cliOptions, _ *flagValues, v string) error {
+	st, err := steps.ParseAt(v)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	o.Steps = append(o.Steps, st)
+	return nil
+}
 
-YCSB flags (as ./bin/ycsb takes them):
-  -P FILE            property file (repeatable; later files win)
-  -p key=value       property (repeatable; later wins; beats -P)
-  -threads N         client threads (threadcount)
-  -target N          total target ops/s (0 = unlimited)
-  -s                 status line every interval on stderr
-
-benchtop flags (also with --):
-  --headless         plain output even on a terminal
-  --json FILE        JSON summary (segments, operations, phases)
-  --timeseries FILE  CSV, one row per interval
-  --hdr-log FILE     HdrHistogram interval log
-  --html FILE        self-contained HTML report (charts, segments, what limited the run)
-  --duration D       run for D (e.g. 60s, 10m) with no operation limit
-  --threshold EXPR   judge the run, e.g. 'READ.p99<10ms', 'errors<0.1%', 'ops>5000',
-                     'Intended-TOTAL.p95<20ms' (repeatable); exit status 99 when one is crossed
-  --version          benchtop's version, VCS revision and Go version
-  --at OFFSET:key=value   scheduled live change: threads, partitions, target, pause, resume, mark, stop
-                          e.g. --at 5s:threads=16 --at 10s:partitions=8
-  --sweep key=v1,v2,...   a staircase of --at steps, one segment per value (threads, partitions, target)
-  --step DURATION    time per sweep value (default 10s)
-  --theme NAME       dark, light, high-contrast, colorblind
-` + screenUsage + `
-Keys on the live screen: + - threads, > < threads x2 /2, ] [ partitions, } { x2 /2,
-t T target +/-25 %, 0 unlimited, space pause, m mark, r new segment, tab view,
-c theme, w chart window, s save report, ? help, q quit.
-`
+func setDB(o *cliOptions, _ *flagValues, v string) error {
+	if _, ok := adapters.Lookup(v); !ok {
+		return usagef("-db %q: unknown adapter (known: %s)", v, strings.Join(adapters.Names(), ", "))
+	}
+	o.DB = v
+	return nil
+}

@@ -19,7 +19,7 @@ func TestScreenFlags(t *testing.T) {
 	}{
 		{[]string{"run", "--serve-ssh", "2222"}, `--serve-ssh "2222": expected HOST:PORT, e.g. 127.0.0.1:2222`},
 		{[]string{"run", "--serve-ssh", "127.0.0.1:ssh"}, `--serve-ssh "127.0.0.1:ssh": expected HOST:PORT`},
-		{[]string{"run", "--serve-ssh"}, "flag -serve-ssh needs a value"},
+		{[]string{"run", "--serve-ssh"}, "flag --serve-ssh needs a value"},
 		{[]string{"run", "--serve-ssh", ":2222", "--ssh-authorized-keys", filepath.Join(dir, "none")}, "--ssh-authorized-keys " + filepath.Join(dir, "none") + ": no such file or directory"},
 		{[]string{"run", "--ssh-viewer-keys", dir}, "--ssh-viewer-keys given without --serve-ssh ADDR"},
 		{[]string{"run", "--log", filepath.Join(dir, "no", "such", "x.log")}, "--log " + filepath.Join(dir, "no", "such", "x.log") + ": directory"},

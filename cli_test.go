@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"benchtop/engine/steps"
 )
 
 // Bad input: one line on stderr naming the flag or property, the value and
@@ -17,11 +20,46 @@ func TestBadInput(t *testing.T) {
 	if err := os.Mkdir(unreadable, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	binary := filepath.Join(dir, "random.bin")
+	rng := rand.New(rand.NewPCG(3, 4))
+	junk := make([]byte, 4096)
+	for i := range junk {
+		junk[i] = byte(rng.UintN(256))
+	}
+	if err := os.WriteFile(binary, junk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	latin1 := filepath.Join(dir, "latin1")
+	if err := os.WriteFile(latin1, []byte("recordcount=10\n# caf\xe9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string
 		want []string // substrings of the one error line
 	}{
+		{"--threads= empty", []string{"run", "memory", "--threads="}, []string{"--threads", `""`, "1 to 4096"}},
+		{"-threads= empty", []string{"run", "memory", "-threads="}, []string{"-threads", `""`, "1 to 4096"}},
+		{"-threads blank", []string{"run", "memory", "-threads", " "}, []string{"-threads", `" "`}},
+		{"--target= empty", []string{"run", "memory", "--target="}, []string{"--target", `""`, "ops/s"}},
+		{"-target empty", []string{"run", "memory", "-target", ""}, []string{"-target", `""`}},
+		{"-P= empty", []string{"run", "memory", "-P="}, []string{"-P", `""`, "property file"}},
+		{"-p= empty", []string{"run", "memory", "-p="}, []string{"-p", `""`, "key=value"}},
+		{"--json= empty", []string{"run", "memory", "--json="}, []string{"--json", `""`, "file"}},
+		{"--timeseries= empty", []string{"run", "memory", "--timeseries="}, []string{"--timeseries", `""`}},
+		{"--hdr-log= empty", []string{"run", "memory", "--hdr-log="}, []string{"--hdr-log", `""`}},
+		{"--theme= empty", []string{"run", "memory", "--theme="}, []string{"--theme", `""`}},
+		{"--at= empty", []string{"run", "memory", "--at="}, []string{"--at", `""`}},
+		{"--sweep= empty", []string{"run", "memory", "--sweep="}, []string{"--sweep", `""`}},
+		{"--step= empty", []string{"run", "memory", "--sweep", "threads=1,2", "--step="}, []string{"--step", `""`}},
+		{"-db= empty", []string{"run", "memory", "-db="}, []string{"-db", `""`}},
+		{"-s with a value", []string{"run", "memory", "-s=true"}, []string{"-s", "takes no value"}},
+		{"--headless with a value", []string{"run", "memory", "--headless=no"}, []string{"--headless", "takes no value"}},
+		{"binary -P file", []string{"run", "memory", "-P", binary}, []string{"-P", "random.bin", "line ", "not a text file"}},
+		{"-P not UTF-8", []string{"run", "memory", "-P", latin1}, []string{"-P", "latin1", "line 2", "UTF-8"}},
+		{"-P /dev/zero", []string{"run", "memory", "-P", "/dev/zero"}, []string{"-P", "/dev/zero", "line 1", "longer than 1 MiB"}},
+		{"json is a directory", []string{"run", "memory", "--json", dir}, []string{"--json", "is a directory"}},
+		{"timeseries into missing dir", []string{"run", "memory", "--timeseries", filepath.Join(dir, "no", "x.csv")}, []string{"--timeseries", "no such file"}},
 		{"unknown subcommand", []string{"frobnicate"}, []string{"frobnicate", "load, run"}},
 		{"unknown adapter", []string{"run", "nosuchdb"}, []string{"nosuchdb", "memory", "mongodb"}},
 		{"unknown flag", []string{"run", "memory", "-bogus"}, []string{"-bogus"}},
@@ -138,7 +176,7 @@ func TestSweepBuildsSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.Steps) != 4 || o.Steps[2].Value != "4" || o.Steps[2].At.Seconds() != 4 || o.Steps[3].Key != "stop" || o.Steps[3].At.Seconds() != 6 {
+	if len(o.Steps) != 4 || o.Steps[2].N != 4 || o.Steps[2].At.Seconds() != 4 || o.Steps[3].Action != steps.Stop || o.Steps[3].At.Seconds() != 6 {
 		t.Errorf("steps = %+v", o.Steps)
 	}
 }

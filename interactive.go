@@ -10,7 +10,7 @@ import (
 
 // runInteractive runs the engine under the live screen and returns the
 // results once the user quit and the terminal is restored.
-func runInteractive(ctx context.Context, r *engine.Runner, o *cliOptions, outs *outputs, vw *viewers, note string, sink *liblog.Sink) ([]*engine.PhaseResult, error) {
+func runInteractive(ctx context.Context, r *engine.Runner, o *cliOptions, outs *exports, vw *viewers, note string, sink *liblog.Sink) ([]*engine.PhaseResult, error) {
 	type out struct {
 		res []*engine.PhaseResult
 		err error
@@ -35,7 +35,7 @@ func runInteractive(ctx context.Context, r *engine.Runner, o *cliOptions, outs *
 		Control:    r,
 		Theme:      o.Theme,
 		SaveReport: func() (string, error) { return saveNow(r, outs) },
-		Interval:   0,
+		Interval:   r.Interval(),
 		Viewers:    vw.count(),
 		Notice:     note,
 		Demo:       demoCaptions(o),

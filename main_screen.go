@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
+	"strconv"
 
 	"benchtop/engine"
+	"benchtop/engine/steps"
 	"benchtop/liblog"
 	"benchtop/tui"
 	"benchtop/tui/fanout"
@@ -83,14 +86,14 @@ func demoCaptions(o *cliOptions) []tui.DemoStep {
 		return nil
 	}
 	var out []tui.DemoStep
-	for i, d := range demoScenario() {
-		ds := tui.DemoStep{Kind: d.Key, Caption: d.Caption}
+	for i, d := range steps.DemoScenario(runtime.NumCPU()) {
+		ds := tui.DemoStep{Kind: d.Action.String(), Caption: d.Caption}
 		switch {
 		case i == 0:
 			ds.Kind = "start"
-		case d.Key == "threads" || d.Key == "partitions":
-			ds.To = d.Value
-		case d.Key == "stop":
+		case d.Action == steps.Threads || d.Action == steps.Partitions:
+			ds.To = strconv.Itoa(d.N)
+		case d.Action == steps.Stop:
 			continue
 		}
 		out = append(out, ds)

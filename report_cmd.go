@@ -187,18 +187,16 @@ func newHTMLOutput(path string, start time.Time) (*htmlOutput, error) {
 	return &htmlOutput{path: path, rec: htmlreport.NewRecorder(start)}, nil
 }
 
-// hook makes the run feed the recorder.
-func (h *htmlOutput) hook(opts *engine.Options) {
-	opts.OnSnapshot = append(opts.OnSnapshot, h.rec.Snapshot)
-	opts.OnInterval = append(opts.OnInterval, h.rec.Interval)
-}
-
-// write renders the report of results into path.
-func (h *htmlOutput) write(path string, results []*engine.PhaseResult, info engine.Info) error {
+// render writes the report of results to w.
+func (h *htmlOutput) render(w io.Writer, results []*engine.PhaseResult, info engine.Info) error {
 	if len(results) == 0 {
 		return errors.New("nothing measured yet")
 	}
-	return h.rec.WriteFile(path, results, info)
+	rep, err := h.rec.Report(results, info)
+	if err != nil {
+		return err
+	}
+	return htmlreport.Render(w, rep)
 }
 
 // commandLine is the command line for report headers, with the values of
@@ -208,7 +206,7 @@ func commandLine(args []string) string {
 	for i, a := range args {
 		if i > 0 && args[i-1] == "-p" {
 			if k, v, ok := strings.Cut(a, "="); ok {
-				a = k + "=" + safeProps(map[string]string{k: v})[k]
+				a = k + "=" + adapters.MaskProperties(map[string]string{k: v})[k]
 			}
 		} else if strings.Contains(a, "://") {
 			a = adapters.MaskURL(a)

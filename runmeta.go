@@ -1,6 +1,9 @@
 package main
 
-import "strings"
+import (
+	"benchtop/adapters"
+	"strings"
+)
 
 // maskArgs returns the command line with its secrets masked, for the
 // run metadata: -p values as safeProps masks them (passwords, tokens and
@@ -41,7 +44,7 @@ func maskKV(kv string) string {
 	if !ok {
 		return kv
 	}
-	return k + "=" + safeProps(map[string]string{k: v})[k]
+	return k + "=" + adapters.MaskProperties(map[string]string{k: v})[k]
 }
 
 func secretName(flag string) bool {

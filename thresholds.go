@@ -7,6 +7,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/report"
+	"benchtop/engine/steps"
 	"benchtop/engine/verdict"
 )
 
@@ -19,7 +20,7 @@ const exitThresholds = 99
 func parseRunFlag(o *cliOptions, name, v string) error {
 	switch name {
 	case "duration":
-		d, err := parseOffset(v)
+		d, err := steps.ParseOffset(v)
 		if err != nil || d < time.Second/10 {
 			return usagef("--duration %q: expected a duration of at least 100ms, e.g. 60s or 10m (the run stops after it, with no operation limit)", v)
 		}

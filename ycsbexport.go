@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"benchtop/engine"
@@ -75,31 +73,8 @@ func (y *ycsbOutput) write(stdout io.Writer, results []*engine.PhaseResult, info
 	if e := report.Export(&exp, text.Bytes(), y.out.Exporter); e != nil {
 		return paths, e
 	}
-	if e := writeFileAtomic(y.out.ExportFile, exp.Bytes()); e != nil {
+	if e := writeFileAtomic(y.out.ExportFile, func(w io.Writer) error { _, err := w.Write(exp.Bytes()); return err }); e != nil {
 		return paths, fmt.Errorf("exportfile: %w", e)
 	}
 	return append(paths, y.out.ExportFile), err
-}
-
-// writeFileAtomic writes b to a temporary file beside path and renames it
-// into place, so that a reader never sees half a report.
-func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }

@@ -93,6 +93,42 @@ set -e
 [[ $code -eq 2 ]] || fail "-threads 0 exited $code, want 2"
 [[ $(wc -l <"$tmp/bad.err") -eq 1 ]] || fail "-threads 0 printed more than one line"
 
+# Empty flag values and a binary property file: one line, exit 2.
+head -c 4096 /dev/urandom >"$tmp/random.bin"
+for args in "--threads=" "-threads=" "--target=" "--json=" "-P $tmp/random.bin" "-P /dev/zero"; do
+	set +e
+	# shellcheck disable=SC2086
+	timeout 30 "$BIN" run memory $args >"$tmp/bad.out" 2>"$tmp/bad.err" </dev/null
+	code=$?
+	set -e
+	[[ $code -eq 2 ]] || fail "$args exited $code, want 2"
+	[[ $(wc -l <"$tmp/bad.err") -eq 1 && ! -s $tmp/bad.out ]] || fail "$args: want one line on stderr, nothing on stdout"
+done
+
+# SIGTERM early in a run and during an adapter's connect: caught (one
+# line, or the report), exit 143, and no empty or half-written export.
+sigterm_at() { # delay args...
+	local delay=$1; shift
+	local d="$tmp/sig"; rm -rf "$d"; mkdir "$d"
+	"$BIN" "$@" --json "$d/x.json" --timeseries "$d/x.csv" --hdr-log "$d/x.hlog" >"$tmp/sig.out" 2>"$tmp/sig.err" </dev/null &
+	local pid=$!
+	sleep "$delay"
+	kill -TERM $pid
+	set +e
+	wait $pid
+	code=$?
+	set -e
+	[[ $code -eq 143 ]] || fail "SIGTERM at ${delay}s into $*: exit $code, want 143"
+	[[ -s $tmp/sig.err || -s $tmp/sig.out ]] || fail "SIGTERM at ${delay}s into $*: killed without a word"
+	if find "$d" -mindepth 1 \( -size 0 -o -name '*.tmp' \) | grep -q .; then
+		fail "SIGTERM at ${delay}s into $*: empty or temporary export files: $(ls -la "$d")"
+	fi
+}
+sigterm_at 0.08 run memory --headless -p recordcount=1000
+sigterm_at 1.5 run mongodb -p mongodb.url=mongodb://127.0.0.1:1/ycsb
+[[ $(wc -l <"$tmp/sig.err") -eq 1 ]] || fail "SIGTERM during the connect: want one line, got $(cat "$tmp/sig.err")"
+[[ -z $(ls -A "$tmp/sig") ]] || fail "SIGTERM during the connect created files: $(ls -A "$tmp/sig")"
+
 # SIGINT mid-run: report printed, exit 130.
 "$BIN" run memory -p recordcount=1000 --headless >"$tmp/int.out" 2>"$tmp/int.err" &
 pid=$!

@@ -2,12 +2,17 @@ package adapters
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
+
+// maxPropertyLine is the longest physical line ParseProperties reads.
+const maxPropertyLine = 1 << 20
 
 // ParseProperties reads the java.util.Properties text format that YCSB's
 // property files (-P) and credentials files use: `key=value`, `key: value`
@@ -16,16 +21,27 @@ import (
 // space is dropped); \t \n \r \f \uXXXX and \<char> escapes; a later key
 // wins; lines may end in \n or \r\n. As in Java, trailing white space
 // stays in a value (numbers are trimmed where they are read). Errors give
-// the line number, never its text, which may be a secret.
+// the line number, never its text, which may be a secret. Text that is not
+// UTF-8, holds a NUL character or has a line longer than 1 MiB is refused
+// (a binary file given by mistake), naming the line.
 func ParseProperties(r io.Reader) (map[string]string, error) {
 	out := map[string]string{}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 0, 64*1024), maxPropertyLine)
 	lineNo := 0
-	for sc.Scan() {
+	next := func() (string, error) {
 		lineNo++
+		if err := checkText(sc.Bytes()); err != nil {
+			return "", fmt.Errorf("line %d: %w", lineNo, err)
+		}
 		// \r\n ends a line too, as in Java.
-		text := strings.TrimSuffix(sc.Text(), "\r")
+		return strings.TrimSuffix(sc.Text(), "\r"), nil
+	}
+	for sc.Scan() {
+		text, err := next()
+		if err != nil {
+			return nil, err
+		}
 		if lineNo == 1 {
 			text = strings.TrimPrefix(text, "\ufeff")
 		}
@@ -39,8 +55,11 @@ func ParseProperties(r io.Reader) (map[string]string, error) {
 			if !sc.Scan() {
 				break
 			}
-			lineNo++
-			line += strings.TrimLeft(strings.TrimSuffix(sc.Text(), "\r"), " \t\f")
+			more, err := next()
+			if err != nil {
+				return nil, err
+			}
+			line += strings.TrimLeft(more, " \t\f")
 		}
 		key, value := splitProperty(line)
 		k, err := unescapeProperty(key)
@@ -56,9 +75,24 @@ func ParseProperties(r io.Reader) (map[string]string, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("line %d is longer than 1 MiB (%d bytes), the limit of a property line: not a text file?", lineNo+1, maxPropertyLine)
+		}
 		return nil, fmt.Errorf("line %d: %w", lineNo+1, err)
 	}
 	return out, nil
+}
+
+// checkText refuses what no property file holds: a NUL byte or bytes that
+// are not UTF-8.
+func checkText(line []byte) error {
+	if bytes.IndexByte(line, 0) >= 0 {
+		return errors.New("a NUL byte: not a text file")
+	}
+	if !utf8.Valid(line) {
+		return errors.New("bytes that are not UTF-8 text: not a text file (save it as UTF-8)")
+	}
+	return nil
 }
 
 func endsWithContinuation(line string) bool {
@@ -121,6 +155,9 @@ func unescapeProperty(s string) (string, error) {
 			n, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
 			if err != nil {
 				return "", errors.New(`malformed \uXXXX escape`)
+			}
+			if n == 0 {
+				return "", errors.New(`\u0000: a NUL character is not allowed`)
 			}
 			b.WriteRune(rune(n))
 			i += 4

@@ -120,6 +120,9 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 	return r, nil
 }
 
+// Interval is the status interval: one snapshot each.
+func (r *Runner) Interval() time.Duration { return r.cfg.StatusInterval }
+
 // Info returns the run's static description.
 func (r *Runner) Info() Info { return r.info }
 

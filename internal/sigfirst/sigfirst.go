@@ -1,0 +1,25 @@
+// Package sigfirst catches SIGINT and SIGTERM from the first moments of the
+// process, so that a signal that arrives while the program starts (package
+// initialisation takes about 10 ms, much more on a loaded machine) is kept
+// for main to act on instead of killing the process without a report.
+//
+// Its init runs before the heavier packages' (it imports only the
+// standard library, and Go initialises packages whose imports are ready
+// in import-path order). Only package main imports it: this is the one
+// process-wide signal channel.
+package sigfirst
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+var caught = make(chan os.Signal, 8)
+
+func init() {
+	signal.Notify(caught, syscall.SIGINT, syscall.SIGTERM)
+}
+
+// C is the channel of the signals caught since the process started.
+func C() <-chan os.Signal { return caught }

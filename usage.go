@@ -1,0 +1,34 @@
+package main
+
+const usageText = `benchtop — a live, interactive database benchmark for the terminal
+
+Usage:
+  benchtop                                  live screen: workload A on the embedded memory store
+  benchtop load DATABASE [flags]            YCSB load phase
+  benchtop run  DATABASE [flags]            YCSB run phase (memory: loads first)
+  benchtop demo                             a scripted scenario that plays by itself
+  benchtop list                             the adapters
+  benchtop help
+
+YCSB flags (as ./bin/ycsb takes them):
+  -P FILE            property file (repeatable; later files win)
+  -p key=value       property (repeatable; later wins; beats -P)
+  -threads N         client threads (threadcount)
+  -target N          total target ops/s (0 = unlimited)
+  -s                 status line every interval on stderr
+
+benchtop flags (also with --):
+  --headless         plain output even on a terminal
+  --json FILE        JSON summary (segments, operations, phases)
+  --timeseries FILE  CSV, one row per interval
+  --hdr-log FILE     HdrHistogram interval log
+  --at OFFSET:key=value   scheduled live change: threads, partitions, target, pause, resume, mark, stop
+                          e.g. --at 5s:threads=16 --at 10s:partitions=8
+  --sweep key=v1,v2,...   a staircase of --at steps, one segment per value (threads, partitions, target)
+  --step DURATION    time per sweep value (default 10s)
+  --theme NAME       dark, light, high-contrast, colorblind
+
+Keys on the live screen: + - threads, > < threads x2 /2, ] [ partitions, } { x2 /2,
+t T target +/-25 %, 0 unlimited, space pause, m mark, r new segment, tab view,
+c theme, w chart window, s save report, ? help, q quit.
+`
