@@ -455,6 +455,15 @@ benchtop flags (also with --):
   --step DURATION    time per sweep value (default 10s)
   --theme NAME       dark, light, high-contrast, colorblind
 
+Many client machines (see the README):
+  benchtop agent --listen ADDR [--token-file FILE] [--tls-cert F --tls-key F] | --stdio
+  --agents H:P,...   run on these agents (-threads per agent; -target, operationcount split)
+  --agents-file FILE one HOST:PORT (or NAME=HOST:PORT) a line
+  --token-file FILE  the agents' shared token (or BENCHTOP_TOKEN)
+  --tls-ca FILE      reach the agents over TLS, verified with this CA
+  --ssh U@H,...      run "benchtop agent --stdio" on these hosts through ssh
+  --ssh-copy         copy this binary to the hosts first; --ssh-config FILE, --ssh-remote PATH
+
 Keys on the live screen: + - threads, > < threads x2 /2, ] [ partitions, } { x2 /2,
 t T target +/-25 %, 0 unlimited, space pause, m mark, r new segment, tab view,
 c theme, w chart window, s save report, ? help, q quit.

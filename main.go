@@ -56,6 +56,15 @@ func main() {
 
 // run is main without os.Exit, for tests. It returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	// fleet: `benchtop agent`, and the coordinator's flags (agent_cmd.go, fleet_cmd.go).
+	if len(args) > 0 && args[0] == "agent" {
+		return runAgent(args[1:], os.Stdin, stdout, stderr)
+	}
+	fleetOpts, args, err := splitFleetFlags(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchtop: %v\n", err)
+		return 2
+	}
 	o, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "benchtop: %v\n", err)
@@ -112,6 +121,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer outs.close()
+	if fleetOpts.enabled() { // fleet: the coordinator (fleet_cmd.go)
+		return runFleet(o, cfg, fleetOpts, outs, interactive, stdout, stderr)
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -281,7 +293,7 @@ func safeProps(p map[string]string) map[string]string {
 
 // runSteps applies scheduled steps relative to the start of the run phase
 // (or of the load phase for a load command).
-func runSteps(ctx context.Context, r *engine.Runner, steps []step, started <-chan engine.Phase, waitRun bool) {
+func runSteps(ctx context.Context, r engine.Controller, steps []step, started <-chan engine.Phase, waitRun bool) {
 	if len(steps) == 0 {
 		return
 	}
@@ -309,7 +321,7 @@ func runSteps(ctx context.Context, r *engine.Runner, steps []step, started <-cha
 	}
 }
 
-func applyStep(r *engine.Runner, st step) {
+func applyStep(r engine.Controller, st step) {
 	var n int
 	var f float64
 	switch st.Key {

@@ -14,6 +14,7 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/report"
+	"benchtop/engine/workload"
 )
 
 // AgentConfig is how an agent serves its coordinators.
@@ -211,19 +212,33 @@ func (s *session) prepare(ctx context.Context) error {
 	// The hooks run in order on the runner's goroutine: a phase's last
 	// snapshot is queued before the next phase's start.
 	opts.OnSnapshot = []func(*engine.Snapshot){func(snap *engine.Snapshot) { s.queue(TypeInterval, toInterval(snap)) }}
-	opts.OnPhase = []func(engine.Phase){func(p engine.Phase) {
-		s.phases++
-		if s.phases > 1 {
-			s.queue(TypePhase, PhaseStart{Phase: p})
-		}
-	}}
+	opts.OnPhase = []func(engine.Phase){func(p engine.Phase) { s.queue(TypePhase, PhaseStart{Phase: p, At: time.Now()}) }}
 	r, err := engine.New(cfg, db, opts)
 	if err != nil {
 		return s.refuse("%s", s.describe(err))
 	}
 	s.runner = r
+	names, err := opNames(cfg, db)
+	if err != nil {
+		return s.refuse("%s", s.describe(err))
+	}
 	s.cfg.logf("run from %s: %s %s, agent %d of %d (%s)", s.peer, sp.Command, sp.Adapter, sp.Index+1, sp.Count, describeShare(share))
-	return s.conn.Send(TypeReady, Ready{Hash: RunHash(base), Info: r.Info(), Share: share})
+	return s.conn.Send(TypeReady, Ready{Hash: RunHash(base), OpNames: names, Info: r.Info(), Share: share})
+}
+
+// opNames are the workload's operation types, which the coordinator needs
+// at the phase's start. The Runner does not tell them, so the workload is
+// built once more (it sends the database nothing until it runs).
+func opNames(cfg *engine.Config, db adapters.DB) ([]string, error) {
+	f, ok := workload.Lookup(cfg.Workload)
+	if !ok {
+		return nil, fmt.Errorf("workload %q is not in this agent's benchtop", cfg.Workload)
+	}
+	wl, err := f.New(cfg.Command, cfg.Props, db)
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: %w", cfg.Workload, err)
+	}
+	return wl.OpNames(), nil
 }
 
 func describeShare(sh Share) string {

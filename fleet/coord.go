@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -83,6 +84,9 @@ type CoordConfig struct {
 	// OnAgentInterval hooks get every agent's own interval as it arrives
 	// (per-agent HDR tags); the Set must not be kept.
 	OnAgentInterval []func(agent string, phase engine.Phase, names []string, start, end time.Time, set *measure.Set)
+	// OnPhase hooks are called when a phase starts (its first agent's
+	// word of it), from the merge loop: keep them quick.
+	OnPhase []func(engine.Phase)
 	// Pings per agent to measure its clock offset (default 8).
 	Pings int
 	// LostAfter is how long an agent may send nothing before it is lost
@@ -100,6 +104,8 @@ type Coordinator struct {
 	snaps  chan *engine.Snapshot
 	inbox  chan inMsg
 	ctlCh  chan ctlChange
+	// opNames are the operation types every agent's workload has.
+	opNames []string
 
 	mu          sync.Mutex
 	ctl         engine.Controls
@@ -201,6 +207,19 @@ func Connect(ctx context.Context, cfg CoordConfig) (*Coordinator, error) {
 		}
 		return nil, first
 	}
+	names := c.agents[0].ready.OpNames
+	for _, a := range c.agents[1:] {
+		if !slices.Equal(a.ready.OpNames, names) {
+			err := fmt.Errorf("agent %s: its workload's operations %v differ from %s's %v (another benchtop build?)",
+				a.name, a.ready.OpNames, c.agents[0].name, names)
+			for _, o := range c.agents {
+				_ = o.conn.Send(TypeRefuse, Refuse{Reason: "the run was called off: " + err.Error()})
+				o.conn.Close()
+			}
+			return nil, err
+		}
+	}
+	c.opNames = names
 	c.info = c.buildInfo()
 	return c, nil
 }

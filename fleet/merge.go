@@ -18,6 +18,7 @@ type inMsg struct {
 	a     *agent
 	iv    *Interval
 	phase engine.Phase // a PhaseStart's
+	at    time.Time    // a PhaseStart's, the agent's clock
 	done  *Done
 	err   error
 }
@@ -40,7 +41,7 @@ func (c *Coordinator) reader(a *agent) {
 		case TypePhase:
 			var p PhaseStart
 			err = decode(env, TypePhase, &p)
-			m = inMsg{a: a, phase: p.Phase, err: err}
+			m = inMsg{a: a, phase: p.Phase, at: p.At, err: err}
 		case TypeDone:
 			var d Done
 			err = decode(env, TypeDone, &d)
@@ -191,12 +192,10 @@ func (m *merger) handle(msg inMsg) {
 	case msg.iv != nil:
 		m.interval1(a, msg.iv)
 	case msg.phase != "":
-		for p := range m.phases {
-			if phaseOrder(p) < phaseOrder(msg.phase) {
-				a.past[p] = true
-			}
+		if phaseOrder(msg.phase) > phaseOrder(engine.PhaseLoad) {
+			a.past[engine.PhaseLoad] = true
 		}
-		a.past[engine.PhaseLoad] = a.past[engine.PhaseLoad] || phaseOrder(msg.phase) > 0
+		m.phaseAt(msg.phase, msg.at.Add(-a.offset))
 	case msg.done != nil:
 		m.c.mu.Lock()
 		a.done = msg.done
@@ -242,30 +241,35 @@ func (m *merger) interval1(a *agent, iv *Interval) {
 	pm.pending[iv.Seq][a] = iv
 }
 
-// phase returns the merge of iv's phase, starting it on its first
-// interval.
+// phase returns the merge of iv's phase (started by the agent's
+// PhaseStart, which comes first on its stream).
 func (m *merger) phase(a *agent, iv *Interval) *phaseMerge {
-	if pm := m.phases[iv.Phase]; pm != nil {
+	return m.phaseAt(iv.Phase, iv.Start.Add(-a.offset))
+}
+
+// phaseAt returns the merge of phase p, starting it at start (the
+// coordinator's clock) when it is the first word of it.
+func (m *merger) phaseAt(p engine.Phase, start time.Time) *phaseMerge {
+	if pm := m.phases[p]; pm != nil {
 		return pm
 	}
-	start := iv.Start.Add(-a.offset)
-	if iv.Phase == m.firstPhase(iv.Phase) {
+	if p == m.firstPhase(p) || start.Before(m.runStart) {
 		start = m.runStart
 	}
-	pm := &phaseMerge{phase: iv.Phase, names: iv.OpNames, start: start, next: 1, lastNow: start,
+	names := m.c.opNames
+	pm := &phaseMerge{phase: p, names: names, start: start, next: 1, lastNow: start,
 		pending: map[int]map[*agent]*Interval{}, firstAt: map[int]time.Time{}}
 	cfg := m.c.cfg.Config
 	total := int64(0)
-	switch iv.Phase {
+	switch p {
 	case engine.PhaseRun:
 		total = cfg.OperationCount
 	case engine.PhaseLoad:
 		for _, o := range m.c.agents {
-			if o.ready.Share.InsertCount >= 0 {
-				total += o.ready.Share.InsertCount
-			} else {
-				total += iv.OpsTotal
-			}
+			total += o.ready.Share.InsertCount
+		}
+		if total < 0 {
+			total = 0 // an agent's own store: not split, not known here
 		}
 	}
 	m.c.mu.Lock()
@@ -273,11 +277,14 @@ func (m *merger) phase(a *agent, iv *Interval) *phaseMerge {
 	m.c.mu.Unlock()
 	ctl.Partitions = m.parts
 	pm.asm = engine.NewAssembler(engine.AssemblerConfig{
-		Phase: iv.Phase, OpNames: iv.OpNames, OpsTotal: total, RunStart: m.runStart, PhaseStart: start,
+		Phase: p, OpNames: names, OpsTotal: total, RunStart: m.runStart, PhaseStart: start,
 		MaxExecutionTime: cfg.MaxExecutionTime, Measurement: cfg.MeasurementIntvl, Percentiles: cfg.Percentiles,
-	}, ctl, string(iv.Phase)+" phase")
-	pm.asm.Event(engine.Event{At: start.Sub(m.runStart), Kind: "phase", To: string(iv.Phase), Text: string(iv.Phase) + " phase"})
-	m.phases[iv.Phase] = pm
+	}, ctl, string(p)+" phase")
+	pm.asm.Event(engine.Event{At: start.Sub(m.runStart), Kind: "phase", To: string(p), Text: string(p) + " phase"})
+	m.phases[p] = pm
+	for _, h := range m.c.cfg.OnPhase {
+		h(p)
+	}
 	return pm
 }
 

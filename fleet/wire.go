@@ -37,7 +37,7 @@ const (
 	TypeStart    = "start"    // coordinator → agent: Start
 	TypeInterval = "interval" // agent → coordinator: Interval, every interval
 	TypeControl  = "control"  // coordinator → agent: Control, any time after start
-	TypePhase    = "phase"    // agent → coordinator: PhaseStart, when a later phase starts
+	TypePhase    = "phase"    // agent → coordinator: PhaseStart, when a phase starts
 	TypeDone     = "done"     // agent → coordinator: Done, last
 	TypeRefuse   = "refuse"   // either side, then it closes: Refuse
 )
@@ -140,9 +140,12 @@ type Share struct {
 
 // Ready says the agent validated the run and opened its adapter.
 type Ready struct {
-	Hash  string
-	Info  engine.Info // properties masked
-	Share Share
+	Hash string
+	// OpNames are the workload's operation types by index: every agent's
+	// must be the same for their histograms to merge.
+	OpNames []string
+	Info    engine.Info // properties masked
+	Share   Share
 }
 
 // Start gives the instant to start at, on the agent's clock.
@@ -179,10 +182,11 @@ type Interval struct {
 	Done       bool // the run's last snapshot
 }
 
-// PhaseStart says the agent's previous phase is over (its last interval
-// was sent) and Phase begins.
+// PhaseStart says a phase begins on the agent (at At, its clock) and its
+// previous phase, if any, is over: its last interval was sent.
 type PhaseStart struct {
 	Phase engine.Phase
+	At    time.Time
 }
 
 // PhaseFigures are one finished phase of an agent.

@@ -1,0 +1,458 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"benchtop/adapters"
+	"benchtop/engine"
+	"benchtop/engine/measure"
+	"benchtop/engine/report"
+	"benchtop/fleet"
+	"benchtop/tui"
+)
+
+// exitIncomplete is the exit status of a fleet run that lost an agent:
+// the figures cover the agents that stayed.
+const exitIncomplete = 3
+
+// defaultAgentPort is the port of an agent address given without one.
+const defaultAgentPort = "7070"
+
+// fleetOptions are the coordinator's flags of `benchtop run|load`.
+type fleetOptions struct {
+	Agents     []string // [name=]host[:port]
+	AgentsFile string
+	TokenFile  string
+	TLSCA      string
+	SSH        []string // [user@]host
+	SSHCopy    bool
+	SSHConfig  string
+	SSHRemote  string
+}
+
+func (f *fleetOptions) enabled() bool {
+	return len(f.Agents) > 0 || f.AgentsFile != "" || len(f.SSH) > 0
+}
+
+// fleetFlags are the flags splitFleetFlags takes out (all take a value
+// but --ssh-copy).
+var fleetFlags = map[string]bool{"agents": true, "agents-file": true, "token-file": true, "tls-ca": true,
+	"ssh": true, "ssh-copy": false, "ssh-config": true, "ssh-remote": true}
+
+// splitFleetFlags takes the coordinator's flags out of args and returns
+// the rest for parseArgs.
+func splitFleetFlags(args []string) (*fleetOptions, []string, error) {
+	f := &fleetOptions{}
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			rest = append(rest, a)
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		val, hasVal := "", false
+		if k, v, ok := strings.Cut(name, "="); ok {
+			name, val, hasVal = k, v, true
+		}
+		takes, ok := fleetFlags[name]
+		if !ok {
+			rest = append(rest, a)
+			continue
+		}
+		if takes && !hasVal {
+			if i+1 >= len(args) {
+				return nil, nil, usagef("flag --%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		switch name {
+		case "agents":
+			f.Agents = append(f.Agents, splitList(val)...)
+		case "agents-file":
+			f.AgentsFile = val
+		case "token-file":
+			f.TokenFile = val
+		case "tls-ca":
+			f.TLSCA = val
+		case "ssh":
+			f.SSH = append(f.SSH, splitList(val)...)
+		case "ssh-copy":
+			f.SSHCopy = true
+		case "ssh-config":
+			f.SSHConfig = val
+		case "ssh-remote":
+			f.SSHRemote = val
+		}
+	}
+	if !f.enabled() && (f.TokenFile != "" || f.TLSCA != "" || f.SSHCopy || f.SSHConfig != "" || f.SSHRemote != "") {
+		return nil, nil, usagef("--token-file, --tls-ca and --ssh-* go with --agents, --agents-file or --ssh")
+	}
+	return f, rest, nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// endpoints turns the flags into the agents to reach.
+func (f *fleetOptions) endpoints(log io.Writer) ([]fleet.Endpoint, error) {
+	specs := append([]string(nil), f.Agents...)
+	if f.AgentsFile != "" {
+		lines, err := readAgentsFile(f.AgentsFile)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, lines...)
+	}
+	var tlsCfg *tls.Config
+	if f.TLSCA != "" {
+		pem, err := os.ReadFile(f.TLSCA)
+		if err != nil {
+			return nil, usagef("--tls-ca %s: %v", f.TLSCA, unwrapPathErr(err))
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, usagef("--tls-ca %s: no PEM certificate in it", f.TLSCA)
+		}
+		tlsCfg = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	var names, addrs []string
+	for _, s := range specs {
+		name, addr, named := strings.Cut(s, "=")
+		if !named {
+			addr, name = s, ""
+		}
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			addr = net.JoinHostPort(addr, defaultAgentPort)
+		}
+		if h, p, err := net.SplitHostPort(addr); err != nil || h == "" || p == "" {
+			return nil, usagef("--agents %q: expected HOST:PORT or NAME=HOST:PORT", s)
+		}
+		names, addrs = append(names, name), append(addrs, addr)
+	}
+	auto := fleet.Names(addrs)
+	var eps []fleet.Endpoint
+	seen := map[string]bool{}
+	for i, addr := range addrs {
+		name := names[i]
+		if name == "" {
+			name = auto[i]
+		}
+		if seen[name] {
+			return nil, usagef("--agents: agent name %q given twice", name)
+		}
+		seen[name] = true
+		eps = append(eps, fleet.TCPEndpoint(name, addr, tlsCfg))
+	}
+	so := fleet.SSHOptions{Config: f.SSHConfig, Remote: f.SSHRemote, Log: log}
+	if f.SSHCopy {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("--ssh-copy: cannot find this binary: %w", err)
+		}
+		so.Copy = exe
+	}
+	for _, target := range f.SSH {
+		name, dest, named := strings.Cut(target, "=")
+		if !named {
+			dest = target
+			name = target
+			if _, h, ok := strings.Cut(target, "@"); ok {
+				name = h
+			}
+		}
+		if dest == "" || strings.ContainsAny(dest, " \t'\"") || strings.HasPrefix(dest, "-") {
+			return nil, usagef("--ssh %q: expected [user@]host or NAME=[user@]host", target)
+		}
+		if seen[name] {
+			name = dest
+		}
+		if seen[name] {
+			return nil, usagef("--ssh: agent name %q given twice", name)
+		}
+		seen[name] = true
+		eps = append(eps, fleet.SSHEndpoint(name, dest, so))
+	}
+	return eps, nil
+}
+
+// readAgentsFile reads one agent a line; # starts a comment.
+func readAgentsFile(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("--agents-file %s: %v", path, unwrapPathErr(err))
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, usagef("--agents-file %s: %v", path, err)
+	}
+	if len(out) == 0 {
+		return nil, usagef("--agents-file %s: no agents in it (one HOST:PORT a line)", path)
+	}
+	return out, nil
+}
+
+// runFleet is `benchtop run|load ... --agents ...`: the coordinator. It
+// returns the exit status: 0, 1 (an error, an agent's problem), 2 (bad
+// input), exitIncomplete (an agent was lost), 130/143 (a signal).
+func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, outs *outputs, interactive bool, stdout, stderr io.Writer) int {
+	token, err := fleet.LoadToken(f.TokenFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchtop: %v\n", err)
+		return 2
+	}
+	logw := stderr
+	if interactive {
+		// The screen owns the terminal; agents' lines would tear it.
+		logw = io.Discard
+	}
+	eps, err := f.endpoints(logw)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchtop: %v\n", err)
+		return 2
+	}
+	cc := fleet.CoordConfig{Config: cfg, Props: o.Props, Label: o.Workload, Token: token, Agents: eps, Log: logw}
+	if outs.series != nil {
+		cc.OnSnapshot = append(cc.OnSnapshot, outs.series.Write)
+	}
+	if outs.hdr != nil {
+		cc.OnInterval = append(cc.OnInterval, outs.hdr.Interval)
+		cc.OnAgentInterval = append(cc.OnAgentInterval, agentHDR(outs.hdr))
+	}
+	if o.Status && !interactive {
+		status := &statusPrinter{w: stderr, total: cfg.OperationCount}
+		cc.OnSnapshot = append(cc.OnSnapshot, status.print)
+	}
+	phaseStarted := make(chan engine.Phase, 4)
+	cc.OnPhase = append(cc.OnPhase, func(p engine.Phase) {
+		select {
+		case phaseStarted <- p:
+		default:
+		}
+	})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var sigMu sync.Mutex
+	var gotSig os.Signal
+	var coord *fleet.Coordinator
+	go func() {
+		for s := range sigs {
+			sigMu.Lock()
+			if gotSig == nil {
+				gotSig = s
+			}
+			c := coord
+			sigMu.Unlock()
+			if c != nil {
+				c.Interrupt()
+			} else {
+				cancel()
+			}
+		}
+	}()
+
+	c, err := fleet.Connect(ctx, cc)
+	if err != nil {
+		var ce *adapters.ConfigError
+		if errors.As(err, &ce) {
+			fmt.Fprintf(stderr, "benchtop: %v\n", describeConfigErr(err))
+			return 2
+		}
+		fmt.Fprintf(stderr, "benchtop: %s\n", maskLine(oneLine(err), o.Props))
+		return 1
+	}
+	sigMu.Lock()
+	coord = c
+	sigMu.Unlock()
+	if !interactive {
+		fmt.Fprintf(stderr, "benchtop: %d agents ready: %s\n", len(eps), agentNames(c))
+	}
+	go runSteps(ctx, c, o.Steps, phaseStarted, o.Command == "run")
+
+	var results []*engine.PhaseResult
+	var runErr error
+	if interactive {
+		type out struct {
+			res []*engine.PhaseResult
+			err error
+		}
+		done := make(chan out, 1)
+		go func() {
+			res, err := c.Run(ctx)
+			done <- out{res, err}
+		}()
+		uiErr := tui.Run(ctx, tui.Options{Info: c.Info(), Snapshots: c.Snapshots(), Control: c, Theme: o.Theme})
+		c.Stop()
+		r := <-done
+		results, runErr = r.res, r.err
+		if uiErr != nil && runErr == nil {
+			runErr = uiErr
+		}
+	} else {
+		drained := make(chan struct{})
+		go func() {
+			for range c.Snapshots() {
+			}
+			close(drained)
+		}()
+		results, runErr = c.Run(ctx)
+		<-drained
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "benchtop: %s\n", maskLine(oneLine(runErr), o.Props))
+	}
+	report.WriteText(stdout, results, c.Info())
+	writeFleetText(stdout, c)
+
+	jsonPath := outs.jsonPath
+	outs.jsonPath = "" // written here, with the agents
+	if err := outs.finish(results, c.Info()); err != nil {
+		fmt.Fprintf(stderr, "benchtop: %v\n", err)
+		runErr = err
+	}
+	if jsonPath != "" {
+		if err := writeFleetJSON(jsonPath, results, c); err != nil {
+			fmt.Fprintf(stderr, "benchtop: --json: %v\n", err)
+			runErr = err
+		} else {
+			outs.paths = append(outs.paths, jsonPath)
+		}
+	}
+	for _, p := range outs.written() {
+		fmt.Fprintf(stderr, "benchtop: wrote %s\n", p)
+	}
+	sigMu.Lock()
+	s := gotSig
+	sigMu.Unlock()
+	switch s {
+	case syscall.SIGINT:
+		return 130
+	case syscall.SIGTERM:
+		return 143
+	}
+	problems := c.Problems()
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "benchtop: agent %s\n", p)
+	}
+	if lost := c.Lost(); len(lost) > 0 {
+		fmt.Fprintf(stderr, "benchtop: incomplete run: %d of %d agents lost: %s\n", len(lost), len(eps), strings.Join(lost, ", "))
+		return exitIncomplete
+	}
+	if runErr != nil || len(problems) > 0 {
+		return 1
+	}
+	if n := len(results); n > 0 && results[n-1].Set.Integrity > 0 {
+		return 1
+	}
+	return 0
+}
+
+func agentNames(c *fleet.Coordinator) string {
+	var names []string
+	for _, a := range c.Agents() {
+		names = append(names, a.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// maskLine masks the run's secrets in a line quoted from an agent.
+func maskLine(s string, props map[string]string) string {
+	for k, v := range props {
+		if safeProps(map[string]string{k: v})[k] == "****" && len(v) >= 3 {
+			s = strings.ReplaceAll(s, v, "****")
+		}
+	}
+	return s
+}
+
+// agentHDR writes each agent's intervals into the HDR log tagged
+// AGENT/OP (vm1/READ), next to the merged ones.
+func agentHDR(l *report.HDRLog) func(string, engine.Phase, []string, time.Time, time.Time, *measure.Set) {
+	return func(agent string, phase engine.Phase, names []string, start, end time.Time, set *measure.Set) {
+		tagged := make([]string, len(names))
+		for i, n := range names {
+			tagged[i] = agent + "/" + n
+		}
+		l.Interval(phase, tagged, start, end, set)
+	}
+}
+
+// writeFleetText adds the fleet's lines after the merged report: one
+// [AGENT name] block per agent, in YCSB's "[SECTION], metric, value" form.
+func writeFleetText(w io.Writer, c *fleet.Coordinator) {
+	agents := c.Agents()
+	fmt.Fprintf(w, "[FLEET], Agents, %d\n", len(agents))
+	lost := 0
+	for _, a := range agents {
+		if a.State == fleet.StateLost {
+			lost++
+		}
+	}
+	fmt.Fprintf(w, "[FLEET], Lost, %d\n", lost)
+	for _, a := range agents {
+		sec := "[AGENT " + a.Name + "]"
+		fmt.Fprintf(w, "%s, State, %s\n", sec, a.State)
+		if a.Reason != "" {
+			fmt.Fprintf(w, "%s, Reason, %s\n", sec, a.Reason)
+		}
+		for _, p := range a.Phases {
+			fmt.Fprintf(w, "%s, %s Operations, %d\n", sec, p.Phase, p.Operations)
+			fmt.Fprintf(w, "%s, %s Throughput(ops/sec), %.2f\n", sec, p.Phase, p.Throughput)
+		}
+		fmt.Fprintf(w, "%s, ClockOffset(ms), %.3f\n", sec, a.ClockOffset)
+	}
+}
+
+// writeFleetJSON is the JSON summary of the merged run with "agents":
+// each agent's figures, host facts and its own reports.
+func writeFleetJSON(path string, results []*engine.PhaseResult, c *fleet.Coordinator) error {
+	var b strings.Builder
+	if err := report.WriteJSON(&b, results, c.Info()); err != nil {
+		return err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &doc); err != nil {
+		return err
+	}
+	doc["agents"] = c.Agents()
+	doc["fleet"] = map[string]any{"agents": len(c.Agents()), "lost": c.Lost()}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(out, '\n'), 0o644)
+}
