@@ -15,6 +15,7 @@ import (
 	"benchtop/engine"
 	"benchtop/themes"
 	"benchtop/tui/common"
+	"benchtop/tui/components/agents"
 	"benchtop/tui/components/header"
 	"benchtop/tui/components/hostpanel"
 	"benchtop/tui/components/latency"
@@ -703,6 +704,18 @@ func (m *Model) mainBody(w, bodyH int) string {
 	}
 	s := m.last()
 	minTop := frame + 6
+	// fleet: the Agents panel above the merged panels, or one summary line.
+	var fleetBlock string
+	if s != nil && len(s.Agents) > 0 {
+		if ph := agents.PanelHeight(len(s.Agents), bordered, bodyH); ph > 1 {
+			am := agents.New(m.ctx)
+			am.SetSize(w, ph)
+			am.Render(s.Agents)
+			fleetBlock, bodyH = am.View(), bodyH-ph
+		} else {
+			fleetBlock, bodyH = agents.SummaryLine(m.ctx.Styles, s.Agents, w), bodyH-1
+		}
+	}
 
 	mode := m.latency.Mode
 	latRows := max(1, latency.RowCount(s, mode))
@@ -755,6 +768,9 @@ func (m *Model) mainBody(w, bodyH int) string {
 	m.latency.Mode = saved
 
 	parts := []string{joinColumns(m.throughput.View(), m.host.View(), gap), m.latency.View()}
+	if fleetBlock != "" {
+		parts = append([]string{fleetBlock}, parts...)
+	}
 	if tabH > 0 {
 		m.ops.SetSize(w, tabH)
 		m.ops.Render(m.hist)
