@@ -107,7 +107,7 @@ func (m *Model) row(r engine.AgentRow) string {
 		for _, w := range widths[2:8] {
 			dash += common.Fit("—", w) + " "
 		}
-		return name + " " + state + " " + dash + offset + " " + st.Warn.Render(note)
+		return name + " " + state + " " + dash + st.Warn.Render(note)
 	}
 	errs := st.Value.Render(common.Fit(format.Int(r.Errors), widths[5]))
 	if r.Errors > 0 {
