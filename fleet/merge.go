@@ -220,6 +220,7 @@ func (m *merger) interval1(a *agent, iv *Interval) {
 	if iv.Done {
 		a.past[engine.PhaseLoad], a.past[engine.PhaseRun] = true, true
 		a.finishedAt = time.Now()
+		m.setState(a, StateDone, 0)
 	}
 	if a.gotSeq[iv.Phase] < iv.Seq {
 		a.gotSeq[iv.Phase] = iv.Seq
