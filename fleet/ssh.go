@@ -18,14 +18,14 @@ import (
 // SSHOptions is how agents are launched through OpenSSH: the user's own
 // ssh, its config, keys and known_hosts.
 type SSHOptions struct {
-	// SSH and SCP are the commands (default "ssh" and "scp").
-	SSH, SCP string
+	// SSH is the ssh command (default "ssh").
+	SSH string
 	// Config is an ssh_config file (ssh -F), "" for the user's own.
 	Config string
 	// Remote is the benchtop binary on the hosts (default "benchtop").
 	Remote string
-	// Copy, when set, is a local binary copied to each host first (scp)
-	// and run from there.
+	// Copy, when set, is a local binary copied to each host first (over
+	// ssh) and run from there.
 	Copy string
 	// Log receives the agents' stderr lines, prefixed with their names.
 	Log io.Writer
@@ -67,25 +67,31 @@ func sshArgs(o SSHOptions, rest ...string) []string {
 }
 
 // copyBinary copies the local binary to a path named by its hash, so that
-// hosts keep one copy per build.
+// hosts keep one copy per build and a second run copies nothing. It goes
+// through ssh itself (cat into a temporary file, then rename) rather than
+// scp, whose sftp mode needs the server's sftp subsystem.
 func copyBinary(ctx context.Context, target string, o SSHOptions) (string, error) {
 	f, err := os.Open(o.Copy)
 	if err != nil {
 		return "", fmt.Errorf("--ssh-copy: %w", err)
 	}
+	defer f.Close()
 	h := sha256.New()
-	_, err = io.Copy(h, f)
-	f.Close()
-	if err != nil {
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("--ssh-copy: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return "", fmt.Errorf("--ssh-copy: %w", err)
 	}
 	remote := "/tmp/benchtop-agent-" + hex.EncodeToString(h.Sum(nil))[:16]
+	q := shellQuote(remote)
+	script := fmt.Sprintf("test -x %[1]s || { umask 077 && cat > %[1]s.part.$$ && chmod 700 %[1]s.part.$$ && mv -f %[1]s.part.$$ %[1]s; }", q)
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	args := sshArgs(o, "-q", "-p", "-o", "BatchMode=yes", o.Copy, target+":"+remote)
-	out, err := exec.CommandContext(cctx, cmdName(o.SCP, "scp"), args...).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("scp to %s: %v: %s", target, err, strings.TrimSpace(string(out)))
+	cmd := exec.CommandContext(cctx, cmdName(o.SSH, "ssh"), sshArgs(o, "-T", "-o", "BatchMode=yes", target, "--", script)...)
+	cmd.Stdin = f
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("--ssh-copy to %s: %v: %s", target, err, strings.TrimSpace(string(out)))
 	}
 	return remote, nil
 }
