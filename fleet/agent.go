@@ -393,7 +393,7 @@ func toInterval(s *engine.Snapshot) Interval {
 	iv := Interval{
 		Seq: s.Seq, Phase: s.Phase, Host: s.Host, Events: s.Events, Warnings: s.Warnings,
 		Threads: s.Threads, Target: s.Target, Partitions: s.Partitions, Paused: s.Paused,
-		OpsDone: s.OpsDone, OpsTotal: s.OpsTotal, Done: s.Done,
+		OpsDone: s.OpsDone, OpsTotal: s.OpsTotal, Done: s.Done, P99: s.Total.Interval.P99,
 	}
 	if d := s.Data; d != nil {
 		iv.OpNames, iv.Start, iv.End, iv.Set = d.OpNames, d.Start, d.End, d.Set

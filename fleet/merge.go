@@ -35,9 +35,8 @@ func (c *Coordinator) reader(a *agent) {
 		var m inMsg
 		switch env.Type {
 		case TypeInterval:
-			var iv Interval
-			err = decode(env, TypeInterval, &iv)
-			m = inMsg{a: a, iv: &iv, err: err}
+			iv, err := decodeInterval(env.Body)
+			m = inMsg{a: a, iv: iv, err: err}
 		case TypePhase:
 			var p PhaseStart
 			err = decode(env, TypePhase, &p)
@@ -92,6 +91,7 @@ type merger struct {
 	cuts     []ctlChange
 	parts    int
 	rowCache rowScratch
+	sum      setSum
 }
 
 // Run starts every agent at one instant, merges their intervals until all
@@ -227,7 +227,7 @@ func (m *merger) interval1(a *agent, iv *Interval) {
 	}
 	if iv.Seq < pm.next {
 		// Late: merged into the interval being built now.
-		m.add(pm, a, iv)
+		m.add(a, iv)
 		if a.state == StateLate && iv.Seq >= pm.next-1 {
 			m.setState(a, StateRunning, 0)
 		} else if a.state == StateLate {
@@ -310,14 +310,23 @@ func (m *merger) current() *phaseMerge {
 	return cur
 }
 
-// add merges one agent's interval into the phase's interval being built.
-func (m *merger) add(pm *phaseMerge, a *agent, iv *Interval) {
-	start, end := iv.Start.Add(-a.offset), iv.End.Add(-a.offset)
-	for _, h := range m.c.cfg.OnAgentInterval {
-		h(a.name, iv.Phase, iv.OpNames, start, end, iv.Set)
+// add sums one agent's interval into the interval publish hands the
+// Assembler next (a late interval too: merged when it comes).
+func (m *merger) add(a *agent, iv *Interval) {
+	if hooks := m.c.cfg.OnAgentInterval; len(hooks) > 0 {
+		if err := materialize(iv); err != nil {
+			m.c.lose(a, time.Since(m.runStart), oneLine(err))
+			return
+		}
+		start, end := iv.Start.Add(-a.offset), iv.End.Add(-a.offset)
+		for _, h := range hooks {
+			h(a.name, iv.Phase, iv.OpNames, start, end, iv.Set)
+		}
 	}
-	m.rowCache.update(a, iv, m.c.cfg.Config.MeasurementIntvl)
-	pm.asm.Add(iv.Set)
+	m.rowCache.update(a, iv)
+	if err := m.sum.add(iv.Set, iv.hists); err != nil {
+		m.c.lose(a, time.Since(m.runStart), oneLine(err))
+	}
 }
 
 // publishReady publishes every interval that is complete (or whose wait
@@ -401,11 +410,14 @@ func (m *merger) publish(pm *phaseMerge, k int, final bool) *engine.Snapshot {
 	now := pm.lastNow
 	parts := map[int]int{}
 	for a, iv := range pm.pending[k] {
-		m.add(pm, a, iv)
+		m.add(a, iv)
 		if end := iv.End.Add(-a.offset); end.After(now) {
 			now = end
 		}
 		parts[iv.Partitions]++
+	}
+	if m.sum.n > 0 {
+		pm.asm.Add(m.sum.take())
 	}
 	delete(pm.pending, k)
 	delete(pm.firstAt, k)

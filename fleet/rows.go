@@ -6,9 +6,6 @@ import (
 	"net"
 	"os"
 	"syscall"
-	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/engine"
 	"benchtop/engine/host"
@@ -21,16 +18,14 @@ var errEOF = io.EOF
 // rowScratch keeps what the agents' rows need between intervals.
 type rowScratch struct {
 	host map[*agent]host.Sample
-	h    *hdr.Histogram
 }
 
-// update sets an agent's row from its interval: ops/s, p99 over every
-// operation type (intended latency when the interval has it and the run
-// measures it), errors, threads, target, CPU and the busiest NIC.
-func (r *rowScratch) update(a *agent, iv *Interval, measurement string) {
+// update sets an agent's row from its interval: ops/s, its own p99 over
+// every operation type (service time), errors, threads, target, CPU and
+// the busiest NIC.
+func (r *rowScratch) update(a *agent, iv *Interval) {
 	if r.host == nil {
 		r.host = map[*agent]host.Sample{}
-		r.h = measure.NewHistogram()
 	}
 	r.host[a] = iv.Host
 	row := &a.row
@@ -38,24 +33,13 @@ func (r *rowScratch) update(a *agent, iv *Interval, measurement string) {
 	if d := iv.End.Sub(iv.Start).Seconds(); d > 0 {
 		row.OpsPerSec = float64(iv.Set.Ops) / d
 	}
-	r.h.Reset()
-	variant := measure.OK
-	if iv.Target > 0 && measurement != "op" {
-		variant = measure.OKIntended
-	}
 	var errs int64
 	for op := 0; op < measure.NumOps; op++ {
-		if h := iv.Set.H[measure.Slot(op, variant)]; h != nil && h.TotalCount() > 0 {
-			r.h.Merge(h)
-		}
 		for _, n := range iv.Set.Errors[op] {
 			errs += n
 		}
 	}
-	row.P99 = 0
-	if r.h.TotalCount() > 0 {
-		row.P99 = time.Duration(r.h.ValueAtQuantile(99))
-	}
+	row.P99 = iv.P99
 	row.Errors = errs
 	row.Threads, row.Target = iv.Threads, iv.Target
 	row.CPU = -1

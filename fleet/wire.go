@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -180,6 +181,13 @@ type Interval struct {
 	OpsDone    int64
 	OpsTotal   int64
 	Done       bool // the run's last snapshot
+	// P99 is the agent's own p99 of the interval over every operation type
+	// (service time), for its row on the screen.
+	P99 time.Duration
+
+	// hists are Set's histograms still encoded (the coordinator's fast
+	// path, see fastsum.go); Set then holds the counters only.
+	hists []encodedHist
 }
 
 // PhaseStart says a phase begins on the agent (at At, its clock) and its
@@ -295,10 +303,30 @@ func (c *Conn) Recv() (Envelope, error) {
 	if _, err := io.ReadFull(c.r, buf); err != nil {
 		return env, fmt.Errorf("fleet: read: %w", err)
 	}
+	if t, body, ok := splitEnvelope(buf); ok {
+		// The body is checked when it is decoded: not scanned twice.
+		return Envelope{Type: t, Body: body}, nil
+	}
 	if err := json.Unmarshal(buf, &env); err != nil {
 		return env, fmt.Errorf("fleet: not a benchtop message: %w", err)
 	}
 	return env, nil
+}
+
+// splitEnvelope reads the envelope as Send writes it,
+// {"type":"T","body":B}, without scanning B; ok is false for any other
+// layout, which the JSON decoder then reads.
+func splitEnvelope(b []byte) (typ string, body []byte, ok bool) {
+	const pre, mid = `{"type":"`, `","body":`
+	if !bytes.HasPrefix(b, []byte(pre)) || len(b) < len(pre)+len(mid)+2 || b[len(b)-1] != '}' {
+		return "", nil, false
+	}
+	rest := b[len(pre):]
+	i := bytes.IndexByte(rest, '"')
+	if i <= 0 || bytes.ContainsAny(rest[:i], `\`) || !bytes.HasPrefix(rest[i:], []byte(mid)) {
+		return "", nil, false
+	}
+	return string(rest[:i]), rest[i+len(mid) : len(rest)-1], true
 }
 
 // RefusedError is a Refuse received from the peer.
