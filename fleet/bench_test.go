@@ -29,7 +29,7 @@ func benchInterval(rng *rand.Rand, names []string, n int) *Interval {
 	}
 	now := time.Now()
 	return &Interval{Phase: engine.PhaseRun, OpNames: names, Start: now.Add(-time.Second), End: now, Set: s,
-		Host: host.Sample{Cores: 16, CPUTotal: 40, NICs: []host.NIC{{Name: "eth0", RxBytesPerSec: 1e7, TxBytesPerSec: 2e6, SpeedMbps: 10000}}},
+		Host:    host.Sample{Cores: 16, CPUTotal: 40, NICs: []host.NIC{{Name: "eth0", RxBytesPerSec: 1e7, TxBytesPerSec: 2e6, SpeedMbps: 10000}}},
 		Threads: 50, Target: 8000, Partitions: 1}
 }
 
