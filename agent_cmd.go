@@ -19,16 +19,17 @@ type agentOptions struct {
 	TokenFile string
 	TLSCert   string
 	TLSKey    string
+	Once      bool
 }
 
 const agentUsage = `Usage:
-  benchtop agent --listen ADDR [--token-file FILE] [--tls-cert FILE --tls-key FILE]
+  benchtop agent --listen ADDR [--token-file FILE] [--tls-cert FILE --tls-key FILE] [--once]
   benchtop agent --stdio          (run by a coordinator's --ssh through OpenSSH)
 
 An agent runs nothing until an authenticated coordinator (benchtop run ...
 --agents HOST:PORT) sends it a run. The shared token comes from --token-file
 or BENCHTOP_TOKEN, never from the command line; without one the agent
-listens on loopback only.`
+listens on loopback only. --once exits after one run (a Kubernetes Job).`
 
 // parseAgentArgs reads `benchtop agent`'s flags.
 func parseAgentArgs(args []string) (*agentOptions, error) {
@@ -56,6 +57,8 @@ func parseAgentArgs(args []string) (*agentOptions, error) {
 			o.Listen, err = need()
 		case "stdio":
 			o.Stdio = true
+		case "once":
+			o.Once = true
 		case "token-file":
 			o.TokenFile, err = need()
 		case "tls-cert":
@@ -67,7 +70,7 @@ func parseAgentArgs(args []string) (*agentOptions, error) {
 		case "h", "help":
 			return nil, usagef("%s", agentUsage)
 		default:
-			return nil, usagef("agent: unknown flag %q (allowed: --listen, --stdio, --token-file, --tls-cert, --tls-key)", a)
+			return nil, usagef("agent: unknown flag %q (allowed: --listen, --stdio, --once, --token-file, --tls-cert, --tls-key)", a)
 		}
 		if err != nil {
 			return nil, err
@@ -102,7 +105,7 @@ func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
-	cfg := fleet.AgentConfig{Token: token, Log: stderr, Version: "benchtop (development build)"}
+	cfg := fleet.AgentConfig{Token: token, Log: stderr, Version: "benchtop (development build)", Once: o.Once}
 	if o.Stdio {
 		if err := fleet.ServeStdio(ctx, stdin, stdout, cfg); err != nil {
 			return 1

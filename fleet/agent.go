@@ -27,6 +27,9 @@ type AgentConfig struct {
 	Log io.Writer
 	// Version is the binary's build, sent in the hello.
 	Version string
+	// Once ends ServeListener after the first session that ran (a
+	// Kubernetes Job's pod completes).
+	Once bool
 }
 
 func (c *AgentConfig) logf(format string, a ...any) {
@@ -45,6 +48,7 @@ type session struct {
 	runner  *engine.Runner
 	db      adapters.DB
 	props   map[string]string // the agent's own, for masking
+	started bool              // the run started
 	out     chan outMsg       // to the coordinator, in order
 	dropped int               // messages lost to a full queue (sampler goroutine only)
 	phases  int               // phases started (sampler goroutine only)
@@ -54,12 +58,19 @@ type session struct {
 // It returns when the run is over or the peer leaves; a refused peer is
 // logged and its error returned.
 func Serve(ctx context.Context, conn *Conn, peer string, cfg AgentConfig) error {
+	_, err := serve(ctx, conn, peer, cfg)
+	return err
+}
+
+// serve is Serve that also tells whether a run started.
+func serve(ctx context.Context, conn *Conn, peer string, cfg AgentConfig) (ran bool, err error) {
 	s := &session{cfg: &cfg, conn: conn, peer: peer, host: host.NewSampler()}
 	defer s.close()
 	if err := s.handshake(); err != nil {
-		return err
+		return false, err
 	}
-	return s.loop(ctx)
+	err = s.loop(ctx)
+	return s.started, err
 }
 
 func (s *session) close() {
@@ -271,6 +282,7 @@ func (s *session) run(ctx context.Context, at time.Time) error {
 		}
 	}
 	r := s.runner
+	s.started = true
 	sent := make(chan error, 1)
 	go func() { sent <- s.sender(r) }()
 	go func() {

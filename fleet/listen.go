@@ -30,9 +30,12 @@ func Listen(addr string, token string, tlsCfg *tls.Config) (net.Listener, error)
 }
 
 // ServeListener serves coordinators from ln, one session at a time (a
-// second coordinator is refused while a run goes on), until ctx is done.
+// second coordinator is refused while a run goes on), until ctx is done,
+// or, with cfg.Once, until a session that ran something ends.
 func ServeListener(ctx context.Context, ln net.Listener, cfg AgentConfig) error {
 	cfg.CheckToken = true
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	go func() {
 		<-ctx.Done()
 		ln.Close()
@@ -79,8 +82,13 @@ func ServeListener(ctx context.Context, ln net.Listener, cfg AgentConfig) error 
 					return
 				}
 			}
-			if err := Serve(ctx, NewConn(c, c, c), peer, cfg); err != nil && !errors.Is(err, io.EOF) {
+			ran, err := serve(ctx, NewConn(c, c, c), peer, cfg)
+			if err != nil && !errors.Is(err, io.EOF) {
 				cfg.logf("session with %s ended: %v", peer, err)
+			}
+			if ran && cfg.Once {
+				cfg.logf("one run served (--once): exiting")
+				cancel()
 			}
 		}()
 	}

@@ -205,3 +205,33 @@ func TestSplit(t *testing.T) {
 		t.Errorf("load.before.run accepted")
 	}
 }
+
+func TestOnceEndsAfterOneRun(t *testing.T) {
+	ln, err := Listen("127.0.0.1:0", testToken, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- ServeListener(context.Background(), ln, AgentConfig{Token: testToken, Once: true}) }()
+	cfg, props := memoryRun(t, "run", map[string]string{"operationcount": "100"})
+	c, err := Connect(context.Background(), CoordConfig{Config: cfg, Props: props, Token: testToken,
+		Agents: []Endpoint{TCPEndpoint("once", ln.Addr().String(), nil)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for range c.Snapshots() {
+		}
+	}()
+	if _, err := c.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("ServeListener: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent still serves after its one run")
+	}
+}
