@@ -69,6 +69,9 @@ func splitFleetFlags(args []string) (*fleetOptions, []string, error) {
 		if k, v, ok := strings.Cut(name, "="); ok {
 			name, val, hasVal = k, v, true
 		}
+		if name == "token" {
+			return nil, nil, usagef("--token: a token on the command line is visible to every user of the machine; use --token-file FILE or %s", fleet.TokenEnv)
+		}
 		takes, ok := fleetFlags[name]
 		if !ok {
 			rest = append(rest, a)
