@@ -69,6 +69,15 @@ func runWithSignals(args []string, stdout, stderr io.Writer, sigs <-chan os.Sign
 	if len(args) > 0 && args[0] == "report" { // html report: report_cmd.go
 		return runReport(args[1:], stdout, stderr)
 	}
+	// fleet: `benchtop agent`, and the coordinator's flags (agent_cmd.go, fleet_cmd.go).
+	if len(args) > 0 && args[0] == "agent" {
+		return runAgent(args[1:], os.Stdin, stdout, stderr)
+	}
+	fleetOpts, args, err := splitFleetFlags(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchtop: %v\n", err)
+		return 2
+	}
 	o, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "benchtop: %v\n", err)
@@ -89,6 +98,9 @@ func runWithSignals(args []string, stdout, stderr io.Writer, sigs <-chan os.Sign
 	}
 	interactive := !o.Headless && term.IsTerminal(int(os.Stdout.Fd())) && term.IsTerminal(int(os.Stdin.Fd()))
 	applyModeDefaults(o, interactive)
+	if fleetOpts.enabled() { // fleet: the coordinator (fleet_cmd.go)
+		return runFleetCommand(o, fleetOpts, interactive, stdout, stderr, intr)
+	}
 	return runBenchmark(o, interactive, stdout, stderr, intr)
 }
 

@@ -196,6 +196,32 @@ type Snapshot struct {
 	// Options.IntervalData asks for them: what an agent sends to its
 	// coordinator.
 	Data *IntervalData
+	// Agents is one row per agent of a fleet run (the coordinator's
+	// merged snapshots), nil for a run of one process.
+	Agents []AgentRow
+}
+
+// AgentRow is one agent of a fleet run as the coordinator sees it in this
+// interval: what the Agents panel draws.
+type AgentRow struct {
+	Name  string
+	State string // connecting, running, late, lost, done
+	// Figures of the agent's last interval merged (zero when none).
+	OpsPerSec float64
+	P99       time.Duration // intended latency when the run has a target
+	Errors    int64
+	Threads   int
+	Target    float64 // this agent's share, ops/s; 0 = unlimited
+	// Host of the agent: CPU (0-100, negative when unknown) and its
+	// busiest NIC's rates.
+	CPU                          float64
+	RxBytesPerSec, TxBytesPerSec float64
+	// ClockOffset is the agent's clock minus the coordinator's.
+	ClockOffset time.Duration
+	// Pending is the interval a late agent has not delivered (0: none).
+	Pending int
+	// Reason says why a lost agent was lost.
+	Reason string
 }
 
 // IntervalData is one interval's raw measurements. Set encodes to

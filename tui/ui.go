@@ -16,6 +16,7 @@ import (
 	"benchtop/engine/report"
 	"benchtop/themes"
 	"benchtop/tui/common"
+	"benchtop/tui/components/agents"
 	"benchtop/tui/components/errpanel"
 	"benchtop/tui/components/header"
 	"benchtop/tui/components/hostpanel"
@@ -827,6 +828,18 @@ func (m *Model) mainBody(w, bodyH int) string {
 	s := m.last()
 	// The chart keeps 6 rows, its axis and its marker labels.
 	minTop := frame + 8
+	// fleet: the Agents panel above the merged panels, or one summary line.
+	var fleetBlock string
+	if s != nil && len(s.Agents) > 0 {
+		if ph := agents.PanelHeight(len(s.Agents), bordered, bodyH); ph > 1 {
+			am := agents.New(m.ctx)
+			am.SetSize(w, ph)
+			am.Render(s.Agents)
+			fleetBlock, bodyH = am.View(), bodyH-ph
+		} else {
+			fleetBlock, bodyH = agents.SummaryLine(m.ctx.Styles, s.Agents, w), bodyH-1
+		}
+	}
 
 	mode := m.latency.Mode
 	latRows := max(1, latency.RowCount(s, mode))
@@ -888,6 +901,9 @@ func (m *Model) mainBody(w, bodyH int) string {
 		m.errs.SetSize(w, errH)
 		m.errs.Render(m.hist)
 		parts = append(parts, m.errs.View())
+	}
+	if fleetBlock != "" {
+		parts = append([]string{fleetBlock}, parts...)
 	}
 	if tabH > 0 {
 		m.ops.SetSize(w, tabH)

@@ -1,0 +1,90 @@
+package fleet
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+
+	"benchtop/engine"
+	"benchtop/engine/host"
+	"benchtop/engine/measure"
+)
+
+// errEOF is a stream closed by the peer.
+var errEOF = io.EOF
+
+// rowScratch keeps what the agents' rows need between intervals.
+type rowScratch struct {
+	host map[*agent]host.Sample
+}
+
+// update sets an agent's row from its interval: ops/s, its own p99 over
+// every operation type (service time), errors, threads, target, CPU and
+// the busiest NIC.
+func (r *rowScratch) update(a *agent, iv *Interval) {
+	if r.host == nil {
+		r.host = map[*agent]host.Sample{}
+	}
+	r.host[a] = iv.Host
+	row := &a.row
+	row.Name = a.name
+	if d := iv.End.Sub(iv.Start).Seconds(); d > 0 {
+		row.OpsPerSec = float64(iv.Set.Ops) / d
+	}
+	var errs int64
+	for op := 0; op < measure.NumOps; op++ {
+		for _, n := range iv.Set.Errors[op] {
+			errs += n
+		}
+	}
+	row.P99 = iv.P99
+	row.Errors = errs
+	row.Threads, row.Target = iv.Threads, iv.Target
+	row.CPU = -1
+	if iv.Host.Cores > 0 {
+		row.CPU = iv.Host.CPUTotal
+	}
+	row.RxBytesPerSec, row.TxBytesPerSec = 0, 0
+	if len(iv.Host.NICs) > 0 {
+		row.RxBytesPerSec, row.TxBytesPerSec = iv.Host.NICs[0].RxBytesPerSec, iv.Host.NICs[0].TxBytesPerSec
+	} else if lo := iv.Host.Loopback; lo != nil {
+		row.RxBytesPerSec, row.TxBytesPerSec = lo.RxBytesPerSec, lo.TxBytesPerSec
+	}
+}
+
+// rows is every agent's row, in the order the agents were given.
+func (m *merger) rows() []engine.AgentRow {
+	m.c.mu.Lock()
+	defer m.c.mu.Unlock()
+	out := make([]engine.AgentRow, len(m.c.agents))
+	for i, a := range m.c.agents {
+		row := a.row
+		row.Name = a.name
+		if row.State == "" {
+			row.State = a.state
+		}
+		row.ClockOffset = a.offset
+		out[i] = row
+	}
+	return out
+}
+
+// describeLoss says in a few words why an agent's stream ended.
+func describeLoss(err error) string {
+	var re *RefusedError
+	switch {
+	case errors.As(err, &re):
+		return "it refused: " + re.Reason
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return "timed out"
+	case errors.Is(err, net.ErrClosed):
+		return "connection closed"
+	}
+	return oneLine(err)
+}

@@ -1,0 +1,95 @@
+package fleet
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"benchtop/adapters"
+)
+
+// Portion is agent i's part of total split over n agents: the first
+// total%n agents get one more, so the parts add up to total exactly.
+func Portion(total int64, i, n int) int64 {
+	if n <= 0 {
+		return total
+	}
+	p := total / int64(n)
+	if int64(i) < total%int64(n) {
+		p++
+	}
+	return p
+}
+
+// PortionStart is where agent i's part starts: the sum of the parts
+// before it.
+func PortionStart(total int64, i, n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	q, r := total/int64(n), total%int64(n)
+	return int64(i)*q + min(int64(i), r)
+}
+
+// CheckSplit refuses, with one line, a run that cannot be split over n
+// agents: an operation count smaller than the fleet (an agent with 0
+// would run without a limit), and load.before.run (its key range would
+// narrow the run phase's).
+func CheckSplit(command string, props map[string]string, n int) error {
+	r := adapters.NewReader(adapters.Properties(props))
+	if v, ok := props["load.before.run"]; ok && strings.TrimSpace(strings.ToLower(v)) == "true" {
+		return &adapters.ConfigError{Key: "load.before.run", Value: v, Allowed: "false with agents: load with `benchtop load ... --agents` first"}
+	}
+	if command == "run" {
+		if oc := r.Int64("operationcount", 0, 0, math.MaxInt64); oc > 0 && oc < int64(n) {
+			return &adapters.ConfigError{Key: "operationcount", Value: props["operationcount"], Allowed: fmt.Sprintf("0 or at least one per agent (%d)", n)}
+		}
+	}
+	return nil
+}
+
+// SplitProps returns agent i of n's properties and what they give it:
+// threads per agent; the total target and operation count split; for a
+// load of the core workload into a shared store, the key range split
+// (insertstart/insertcount, YCSB's parallel-load recipe) so that the
+// fleet loads every record exactly once. An in-process store (startsEmpty)
+// is each agent's own: its load range is not split.
+func SplitProps(command, workload string, base map[string]string, i, n int, startsEmpty bool) (map[string]string, Share) {
+	out := make(map[string]string, len(base)+3)
+	for k, v := range base {
+		out[k] = v
+	}
+	// The properties were validated (engine.NewConfig) before the split.
+	p := adapters.NewReader(adapters.Properties(base))
+	sh := Share{Threads: p.Int("threadcount", 1, 1, math.MaxInt32), InsertStart: -1, InsertCount: -1}
+	if t := p.Float("target", 0, 0, math.MaxFloat64); t > 0 {
+		sh.Target = splitTarget(t, n)
+		out["target"] = strconv.FormatFloat(sh.Target, 'f', -1, 64)
+	}
+	if oc := p.Int64("operationcount", 0, 0, math.MaxInt64); oc > 0 && command == "run" {
+		sh.OperationCount = Portion(oc, i, n)
+		out["operationcount"] = strconv.FormatInt(sh.OperationCount, 10)
+	}
+	if command == "load" && workload == "core" && !startsEmpty {
+		rc := p.Int64("recordcount", 0, 0, math.MaxInt64)
+		start := p.Int64("insertstart", 0, 0, math.MaxInt64)
+		count := p.Int64("insertcount", rc-start, 0, math.MaxInt64)
+		if count < 0 {
+			count = 0
+		}
+		sh.InsertStart = start + PortionStart(count, i, n)
+		sh.InsertCount = Portion(count, i, n)
+		out["insertstart"] = strconv.FormatInt(sh.InsertStart, 10)
+		out["insertcount"] = strconv.FormatInt(sh.InsertCount, 10)
+	}
+	return out, sh
+}
+
+// splitTarget is one agent's part of a total target (0 stays unlimited).
+func splitTarget(total float64, n int) float64 {
+	if total <= 0 || n <= 0 {
+		return 0
+	}
+	return math.Max(total/float64(n), 0)
+}
