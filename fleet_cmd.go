@@ -295,7 +295,8 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 	}
 	intr.onSignal(c.Interrupt)
 	player.Bind(c)
-	if err := e.start(o, c.Info().Start); err != nil {
+	// The coordinator's clock starts with Run: the exports start now.
+	if err := e.start(o, time.Now()); err != nil {
 		fmt.Fprintf(stderr, "benchtop: %v\n", err)
 		return 1
 	}
