@@ -49,6 +49,7 @@ type Assembler struct {
 	lastTick   time.Time
 	seq        int
 	warn       bottleneck
+	nicWarn    nicSaturation
 	cpuSum     float64
 	cpuN       int
 	targetEver bool
@@ -157,6 +158,7 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 		paused: a.ctl.Paused, rate: snap.Total.Interval.Rate, target: a.ctl.Target,
 		maxLag: a.interval.MaxLag, host: hs,
 	}), ws.Warnings...)
+	snap.Warnings = append(snap.Warnings, a.nicWarn.check(a.ctl.Paused, hs)...)
 	snap.Data = &IntervalData{Phase: c.Phase, OpNames: c.OpNames, Start: ivlStart, End: now, Set: a.interval}
 	if keepData {
 		a.interval = &measure.Set{}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
+	"benchtop/engine/host"
 	"benchtop/engine/workload"
 )
 
@@ -35,6 +36,10 @@ type Config struct {
 	// LoadBeforeRun runs the load phase before a run command even when the
 	// adapter keeps its data (load.before.run).
 	LoadBeforeRun bool
+	// NICSpeedMbps is the client's link speed stated with host.nicspeed
+	// (100mbit, 1gbit, ...), 0 when not stated: the host sampler reports it
+	// for the NICs instead of what sysfs says.
+	NICSpeedMbps int
 }
 
 // runProperties are the run settings the engine reads; clientProperties
@@ -43,7 +48,7 @@ var (
 	runProperties = []string{
 		"workload", "operationcount", "maxexecutiontime", "threadcount", "target",
 		"status.interval", "measurement.interval", "hdrhistogram.percentiles",
-		"partitions", "load.before.run",
+		"partitions", "load.before.run", "host.nicspeed",
 	}
 	clientProperties = []string{
 		"measurementtype", "readallfieldsbyname", "db", "exporter",
@@ -85,6 +90,7 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 	c.Partitions = r.Int("partitions", 1, 1, MaxPartitions)
 	c.LoadBeforeRun = r.Bool("load.before.run", false)
 	c.Percentiles = parsePercentiles(r, p)
+	c.NICSpeedMbps = readNICSpeed(r)
 	if err := r.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -114,6 +120,20 @@ func dedupe(lines []string) []string {
 		}
 	}
 	return out
+}
+
+// readNICSpeed reads host.nicspeed: 0 when not set.
+func readNICSpeed(r *adapters.Reader) int {
+	v := r.String("host.nicspeed", "")
+	if strings.TrimSpace(v) == "" {
+		return 0
+	}
+	mbps, err := host.ParseLinkSpeed(v)
+	if err != nil {
+		r.Bad("host.nicspeed", "a link speed: 100mbit, 1gbit, 10gbit, or a number of Mbit/s")
+		return 0
+	}
+	return mbps
 }
 
 // parsePercentiles reads hdrhistogram.percentiles.

@@ -90,6 +90,9 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 	if r.host == nil {
 		r.host = host.NewSampler()
 	}
+	if cfg.NICSpeedMbps > 0 {
+		r.host.SetLinkSpeed(cfg.NICSpeedMbps) // -p host.nicspeed
+	}
 	if r.info.Mix == "" {
 		r.info.Mix = cfg.Workload
 		if d, ok := wl.(workload.Describer); ok {
