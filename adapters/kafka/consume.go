@@ -155,6 +155,14 @@ func (c *consumer) close() {
 	c.closed.Do(func() {
 		c.cancel()
 		<-c.done
+		if c.group != "" {
+			// Leaving revokes every partition, and OnPartitionsRevoked
+			// commits; commit first as well, in case the client's own
+			// context is already ending by then.
+			ctx, cancel := context.WithTimeout(context.Background(), c.s.db.cfg.Timeout)
+			c.commitOwned(ctx)
+			cancel()
+		}
 		c.cl.CloseAllowingRebalance()
 	})
 }

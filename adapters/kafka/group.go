@@ -153,11 +153,13 @@ func (c *consumer) commitLoop() {
 			return
 		case <-t.C:
 		}
-		c.commitOwned()
+		c.commitOwned(c.ctx)
 	}
 }
 
-func (c *consumer) commitOwned() {
+// commitOwned commits what the readers of the owned partitions delivered
+// since the last commit.
+func (c *consumer) commitOwned(ctx context.Context) {
 	c.commitMu.Lock()
 	defer c.commitMu.Unlock()
 	c.mu.Lock()
@@ -177,8 +179,8 @@ func (c *consumer) commitOwned() {
 		q.mu.Unlock()
 	}
 	if len(offsets) > 0 {
-		ctx, cancel := context.WithTimeout(c.ctx, c.s.db.cfg.Timeout)
-		c.commitSync(ctx, c.cl, offsets, false)
+		cctx, cancel := context.WithTimeout(ctx, c.s.db.cfg.Timeout)
+		c.commitSync(cctx, c.cl, offsets, false)
 		cancel()
 	}
 }
