@@ -173,7 +173,7 @@ func (s *stream) waitPartitions(ctx context.Context, want int) (int, error) {
 					ready++
 				}
 			}
-			if ready >= want && ready == n {
+			if ready >= want && ready == n && s.logsReady(ctx, n) {
 				return n, nil
 			}
 		}
@@ -186,6 +186,18 @@ func (s *stream) waitPartitions(ctx context.Context, want int) (int, error) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// logsReady reports whether each of the topic's n partitions answers for
+// its end offset: the metadata names a leader before the leader has made
+// the partition's log, and a run that started then would spend its first
+// seconds (with 64 partitions on a loaded broker, five) on retries.
+func (s *stream) logsReady(ctx context.Context, n int) bool {
+	lo, err := s.db.admin.ListEndOffsets(ctx, s.topic)
+	if err != nil || lo.Error() != nil {
+		return false
+	}
+	return len(lo[s.topic]) == n
 }
 
 // Produce hands every row to the producing client, to the partition the
