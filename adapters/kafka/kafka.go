@@ -295,5 +295,5 @@ var ErrCannotShrink = errors.New("Kafka cannot remove partitions")
 
 // shrinkError is what `[` shows.
 func shrinkError(topic string, from, to int) error {
-	return fmt.Errorf("%w: topic %s keeps its %d (asked for %d; `]` adds partitions)", ErrCannotShrink, topic, from, to)
+	return fmt.Errorf("%w (topic %s keeps its %d, not %d; ] adds)", ErrCannotShrink, topic, from, to)
 }
