@@ -24,6 +24,7 @@ import (
 	_ "benchtop/adapters/dynamodb"
 	_ "benchtop/adapters/hbase"
 	_ "benchtop/adapters/influx"
+	_ "benchtop/adapters/kafka"
 	_ "benchtop/adapters/memory"
 	_ "benchtop/adapters/mongodb"
 	_ "benchtop/adapters/nats"

@@ -62,3 +62,13 @@ type StreamReader interface {
 	// Close releases the reader.
 	Close() error
 }
+
+// GrowOnlyStream is implemented by streams whose partitions can be added
+// but never removed (a Kafka topic's). The stream workload then refuses a
+// smaller partition count with ShrinkError's error, which the screen
+// shows, rather than leave partitions unwritten.
+type GrowOnlyStream interface {
+	Stream
+	// ShrinkError says why the partitions cannot go from from to to.
+	ShrinkError(from, to int) error
+}

@@ -52,6 +52,7 @@ type Assembler struct {
 	lastTick   time.Time
 	seq        int
 	warn       bottleneck
+	nicWarn    nicSaturation
 	cpuSum     float64
 	cpuN       int
 	targetEver bool
@@ -170,6 +171,7 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 	if a.units != nil {
 		a.units.add(ivlStart.Sub(c.PhaseStart), a.interval)
 	}
+	snap.Warnings = append(snap.Warnings, a.nicWarn.check(a.ctl.Paused, hs)...)
 	snap.Data = &IntervalData{Phase: c.Phase, OpNames: c.OpNames, Start: ivlStart, End: now, Set: a.interval}
 	if keepData {
 		a.interval = &measure.Set{}

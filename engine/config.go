@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
+	"benchtop/engine/host"
 	"benchtop/engine/workload"
 )
 
@@ -38,6 +39,10 @@ type Config struct {
 	// Output is how the report is written (YCSB's exporter, exportfile,
 	// measurementtype, ...).
 	Output Output
+	// NICSpeedMbps is the client's link speed stated with host.nicspeed
+	// (100mbit, 1gbit, ...), 0 when not stated: the host sampler reports it
+	// for the NICs instead of what sysfs says.
+	NICSpeedMbps int
 }
 
 // runProperties are the run settings the engine reads (outputProperties
@@ -46,7 +51,7 @@ type Config struct {
 var runProperties = []string{
 	"workload", "operationcount", "maxexecutiontime", "threadcount", "target",
 	"status.interval", "measurement.interval", "hdrhistogram.percentiles",
-	"partitions", "load.before.run", "dotransactions",
+	"partitions", "load.before.run", "dotransactions", "host.nicspeed",
 }
 
 // Limits on live controls.
@@ -83,6 +88,7 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 	command, phaseWarn := doTransactions(r, command)
 	c.Command = command
 	c.Output = readOutput(r, c.StatusInterval)
+	c.NICSpeedMbps = readNICSpeed(r)
 	if err := r.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -137,6 +143,20 @@ func dedupe(lines []string) []string {
 		}
 	}
 	return out
+}
+
+// readNICSpeed reads host.nicspeed: 0 when not set.
+func readNICSpeed(r *adapters.Reader) int {
+	v := r.String("host.nicspeed", "")
+	if strings.TrimSpace(v) == "" {
+		return 0
+	}
+	mbps, err := host.ParseLinkSpeed(v)
+	if err != nil {
+		r.Bad("host.nicspeed", "a link speed: 100mbit, 1gbit, 10gbit, or a number of Mbit/s")
+		return 0
+	}
+	return mbps
 }
 
 // parsePercentiles reads hdrhistogram.percentiles: the percentiles the

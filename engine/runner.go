@@ -94,6 +94,9 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 	if cfg.Command != "" {
 		r.info.Command = cfg.Command
 	}
+	if cfg.NICSpeedMbps > 0 {
+		r.host.SetLinkSpeed(cfg.NICSpeedMbps) // -p host.nicspeed
+	}
 	if r.info.Mix == "" {
 		r.info.Mix = cfg.Workload
 		if d, ok := wl.(workload.Describer); ok {

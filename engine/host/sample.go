@@ -36,7 +36,10 @@ type NIC struct {
 	RxBytesPerSec float64
 	TxBytesPerSec float64
 	// SpeedMbps is the link speed in Mbit/s from
-	// /sys/class/net/IFACE/speed, 0 when unknown.
+	// /sys/class/net/IFACE/speed, 0 when unknown, or the one stated
+	// with Sampler.SetLinkSpeed (-p host.nicspeed).
 	SpeedMbps int
-	Loopback  bool
+	// SpeedStated: SpeedMbps was stated by the user, not read.
+	SpeedStated bool
+	Loopback    bool
 }

@@ -53,6 +53,10 @@ type Sampler struct {
 	netPrev map[string]net.IOCountersStat
 	netAt   time.Time
 
+	// linkSpeed, when positive, is the link speed stated for every
+	// non-loopback interface (SetLinkSpeed), in Mbit/s.
+	linkSpeed int
+
 	// ifaces caches what sysfs says about each interface: reading three
 	// files per interface on every sample was a sixth of its cost.
 	ifaces map[string]ifaceInfo
@@ -359,6 +363,9 @@ func (s *Sampler) nicRates(prev map[string]net.IOCountersStat, cur []net.IOCount
 			continue
 		}
 		n.SpeedMbps = info.speed
+		if s.linkSpeed > 0 {
+			n.SpeedMbps, n.SpeedStated = s.linkSpeed, true
+		}
 		nics = append(nics, n)
 	}
 	sort.SliceStable(nics, func(i, j int) bool {

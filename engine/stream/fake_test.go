@@ -20,6 +20,7 @@ type fakeDB struct {
 	dropNth    int64                 // drop the nth row produced (1-based, 0 = none)
 	dupNth     int64                 // deliver the nth row twice
 	swapNth    int64                 // deliver the nth row after the next one of its partition
+	growOnly   bool                  // streams cannot lose partitions (adapters.GrowOnlyStream)
 	stash      []byte
 	produceErr atomic.Bool
 	rows       atomic.Int64
@@ -42,7 +43,19 @@ func (f *fakeDB) OpenStream(_ context.Context, name string, n int) (adapters.Str
 	s := &fakeStream{f: f, name: name}
 	s.cond = sync.NewCond(&s.mu)
 	s.ensure(n)
+	if f.growOnly {
+		return growOnlyStream{s}, nil
+	}
 	return s, nil
+}
+
+// errFakeShrink is the grow-only fake's refusal.
+var errFakeShrink = errors.New("fake streams cannot remove partitions")
+
+type growOnlyStream struct{ *fakeStream }
+
+func (growOnlyStream) ShrinkError(from, to int) error {
+	return fmt.Errorf("%w (%d to %d)", errFakeShrink, from, to)
 }
 
 type fakeStream struct {

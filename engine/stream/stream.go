@@ -181,7 +181,7 @@ func New(props adapters.Properties, db adapters.DB) (*Workload, error) {
 	}
 	st, ok := db.(adapters.Streamer)
 	if !ok {
-		return nil, &adapters.ConfigError{Key: "workload", Value: Name, Allowed: "an adapter with streams (memory, redis, nats); this one has none"}
+		return nil, &adapters.ConfigError{Key: "workload", Value: Name, Allowed: "an adapter with streams (memory, redis, nats, kafka); this one has none"}
 	}
 	w := &Workload{opts: o, db: db, streamer: st, base: time.Now(), check: newChecker()}
 	w.prods.Store(&[]*producer{})
@@ -291,7 +291,8 @@ func (w *Workload) Partitions() int {
 // creates the new partitions and their consumers, then switches the
 // producers to the new partition map at an epoch boundary (see epoch.go).
 // It returns once producers write under the new map; consumers of moved
-// keys catch up on their own.
+// keys catch up on their own. A stream whose partitions cannot be removed
+// (adapters.GrowOnlyStream) refuses a smaller count with its own error.
 func (w *Workload) SetPartitions(ctx context.Context, n int) error {
 	if n < 1 || n > MaxPartitions {
 		return fmt.Errorf("stream: partitions: %d is out of range (1 to %d)", n, MaxPartitions)
@@ -304,6 +305,10 @@ func (w *Workload) SetPartitions(ctx context.Context, n int) error {
 	}
 	if w.stopped {
 		return errors.New("stream: stopped")
+	}
+	// ep.cur changes only under ctlMu, which is held.
+	if g, ok := w.stream.(adapters.GrowOnlyStream); ok && n < w.ep.cur.parts {
+		return g.ShrinkError(w.ep.cur.parts, n)
 	}
 	if err := w.ensureReaders(ctx, n); err != nil {
 		return err

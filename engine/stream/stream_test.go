@@ -530,3 +530,36 @@ func TestKeys(t *testing.T) {
 	f, _ := workload.Lookup(Name)
 	adaptertest.CheckKeys(t, f.Properties, f.Keys, adapters.Properties{}, func(r *adapters.Reader) { readOptions(r) })
 }
+
+// A stream that can only grow (Kafka) refuses a smaller partition count
+// with its own error, keeps its partitions and epoch, and still grows.
+func TestGrowOnlyStreamRefusesShrink(t *testing.T) {
+	w, err := New(adapters.Properties{}, &fakeDB{growOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := w.Start(ctx, "run", 3); err != nil {
+		t.Fatal(err)
+	}
+	err = w.SetPartitions(ctx, 2)
+	if !errors.Is(err, errFakeShrink) {
+		t.Errorf("SetPartitions(2) on 3 = %v, want the stream's shrink error", err)
+	}
+	if got := w.Partitions(); got != 3 {
+		t.Errorf("Partitions() = %d after a refused shrink, want 3", got)
+	}
+	if err := w.SetPartitions(ctx, 5); err != nil || w.Partitions() != 5 {
+		t.Errorf("SetPartitions(5): %v, Partitions() = %d", err, w.Partitions())
+	}
+	if err := w.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	final, err := w.Finish(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := w.Summary(); s.Epochs != 2 || len(final.Problems) != 0 {
+		t.Errorf("epochs %d, problems %q; want 2 epochs (3, then 5) and none", s.Epochs, final.Problems)
+	}
+}

@@ -273,9 +273,10 @@ func testIdle(t *testing.T, st adapters.Streamer) {
 }
 
 // testWorkload runs the stream workload (3 producers) while the partition
-// count changes 2 → 5 → 1 → 3, and expects every row delivered once, in
-// order.
+// count changes 2 → 5 → 1 → 3 (on a grow-only stream: 2 → 5, 1 refused,
+// → 8), and expects every row delivered once, in order.
 func testWorkload(t *testing.T, db adapters.DB, opts Options) {
+	probe := openStream(t, db.(adapters.Streamer), 1)
 	props := adapters.Properties{
 		"workload": "stream", "stream.batchsize": "50", "stream.keys": "64",
 		"stream.rowsize": "220", "stream.maxlag": "20000", "stream.linger": "2ms",
@@ -311,15 +312,33 @@ func testWorkload(t *testing.T, db adapters.DB, opts Options) {
 			}
 		}()
 	}
-	for i, n := range []int{5, 1, 3} {
+	// A stream that cannot lose partitions (Kafka) must refuse the shrink
+	// with its own error and keep going; the others take it.
+	_, growOnly := probe.(adapters.GrowOnlyStream)
+	steps := []struct {
+		n, want int
+		refused bool
+	}{{5, 5, false}, {1, 1, false}, {3, 3, false}}
+	epochs := 4
+	if growOnly {
+		steps = []struct {
+			n, want int
+			refused bool
+		}{{5, 5, false}, {1, 5, true}, {8, 8, false}}
+		epochs = 3
+	}
+	for i, st := range steps {
 		for done.Load() < total*int64(i+1)/4 && ctx.Err() == nil {
 			time.Sleep(time.Millisecond)
 		}
-		if err := w.SetPartitions(ctx, n); err != nil {
-			t.Errorf("SetPartitions(%d): %v", n, err)
+		err := w.SetPartitions(ctx, st.n)
+		if st.refused && err == nil {
+			t.Errorf("SetPartitions(%d) on a grow-only stream accepted; want its ShrinkError", st.n)
+		} else if !st.refused && err != nil {
+			t.Errorf("SetPartitions(%d): %v", st.n, err)
 		}
-		if got := w.Partitions(); got != n {
-			t.Errorf("Partitions() = %d after SetPartitions(%d)", got, n)
+		if got := w.Partitions(); got != st.want {
+			t.Errorf("Partitions() = %d after SetPartitions(%d), want %d", got, st.n, st.want)
 		}
 		w.Sample(time.Second) // the sampler runs during changes too
 	}
@@ -344,7 +363,7 @@ func testWorkload(t *testing.T, db adapters.DB, opts Options) {
 	if s.Lost != 0 || s.Duplicated != 0 || s.OutOfOrder != 0 || s.Unknown != 0 || s.FailedWrites != 0 {
 		t.Errorf("want 0 lost, duplicated, out of order, unknown and failed rows")
 	}
-	if s.Epochs != 4 {
-		t.Errorf("epochs = %d, want 4 (the first partition map and three changes)", s.Epochs)
+	if s.Epochs != epochs {
+		t.Errorf("epochs = %d, want %d (the first partition map and each change made)", s.Epochs, epochs)
 	}
 }
