@@ -13,7 +13,7 @@
 #
 # Environment:
 #   BENCHTOP_HBASE_PORT   Thrift2 gateway port (default 9090); ZooKeeper,
-#                         master and region server take the next three
+#                         master and region server take PORT+10 to PORT+12
 #   BENCHTOP_HBASE_TABLE  table created at start (default usertable), with
 #                         column family "family" split into 8 regions
 #   BENCHTOP_HBASE_HEAP   -Xmx of the master JVM (default 768m)
@@ -44,10 +44,12 @@ die() { log "$*"; exit 1; }
 case $PORT in
 '' | *[!0-9]*) die "BENCHTOP_HBASE_PORT must be a port number, not '$PORT'" ;;
 esac
-((PORT >= 1024 && PORT <= 65532)) || die "BENCHTOP_HBASE_PORT must be from 1024 to 65532 (it and the next three ports are used), not $PORT"
-ZK_PORT=$((PORT + 1))
-MASTER_PORT=$((PORT + 2))
-RS_PORT=$((PORT + 3))
+((PORT >= 1024 && PORT <= 65520)) || die "BENCHTOP_HBASE_PORT must be from 1024 to 65520 (it and PORT+10 to PORT+12 are used), not $PORT"
+# PORT+10 to +12, not the next ports: Kafka's broker and controller take
+# 9092 and 9093 beside the gateway's 9090.
+ZK_PORT=$((PORT + 10))
+MASTER_PORT=$((PORT + 11))
+RS_PORT=$((PORT + 12))
 
 # fetch puts the jars into $HOME_DIR/lib once; a half-done copy is never
 # taken for a complete one (the folder is moved into place at the end).
