@@ -262,23 +262,9 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 	}
 	cc := fleet.CoordConfig{Config: cfg, Props: o.Props, Label: o.Workload, Token: token, Agents: eps, Log: logw}
 	e := &exports{}
-	var opts engine.Options
-	e.hooks(&opts)
-	cc.OnSnapshot = append(cc.OnSnapshot, opts.OnSnapshot...)
-	cc.OnInterval = append(cc.OnInterval, opts.OnInterval...)
-	cc.OnAgentInterval = append(cc.OnAgentInterval, func(agent string, ph engine.Phase, names []string, start, end time.Time, set *measure.Set) {
-		if e.hdrW != nil {
-			agentHDR(e.hdrW)(agent, ph, names, start, end, set)
-		}
-	})
-	if o.Status && !interactive {
-		status := &statusPrinter{w: stderr, total: cfg.OperationCount}
-		cc.OnSnapshot = append(cc.OnSnapshot, status.print)
-	}
 	player := newPlayer(o, stderr, interactive)
 	defer player.Close()
-	cc.OnPhase = append(cc.OnPhase, player.OnPhase)
-	cc.OnSnapshot = append(cc.OnSnapshot, player.OnSnapshot)
+	coordHooks(&cc, o, cfg, e, player, interactive, stderr)
 
 	c, err := fleet.Connect(intr.ctx, cc)
 	if err != nil {
@@ -342,6 +328,26 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 		return 1
 	}
 	return 0
+}
+
+// coordHooks wires the exports, the status lines and the steps' player
+// into the coordinator's configuration.
+func coordHooks(cc *fleet.CoordConfig, o *cliOptions, cfg *engine.Config, e *exports, player *steps.Player, interactive bool, stderr io.Writer) {
+	var opts engine.Options
+	e.hooks(&opts)
+	cc.OnSnapshot = append(cc.OnSnapshot, opts.OnSnapshot...)
+	cc.OnInterval = append(cc.OnInterval, opts.OnInterval...)
+	cc.OnAgentInterval = append(cc.OnAgentInterval, func(agent string, ph engine.Phase, names []string, start, end time.Time, set *measure.Set) {
+		if e.hdrW != nil {
+			agentHDR(e.hdrW)(agent, ph, names, start, end, set)
+		}
+	})
+	if o.Status && !interactive {
+		status := &statusPrinter{w: stderr, total: cfg.OperationCount}
+		cc.OnSnapshot = append(cc.OnSnapshot, status.print)
+	}
+	cc.OnPhase = append(cc.OnPhase, player.OnPhase)
+	cc.OnSnapshot = append(cc.OnSnapshot, player.OnSnapshot)
 }
 
 // runCoordinator runs the fleet to its end, headless or under the live

@@ -196,8 +196,10 @@ start() {
 	local i
 	for ((i = 0; i < 600; i++)); do # 60 s for the gateway's port
 		port_open "$PORT" && break
-		pid_of master >/dev/null || { tail -n 30 "$RUN_DIR/logs/master.log" >&2; die "the HBase master exited"; }
-		pid_of thrift >/dev/null || { tail -n 30 "$RUN_DIR/logs/thrift.log" >&2; die "the Thrift2 gateway exited"; }
+		# Alive, by pid: just after the fork the process is still the
+		# shell that will exec java, so its command line is not java's yet.
+		kill -0 "$(cat "$RUN_DIR/master.pid")" 2>/dev/null || { tail -n 30 "$RUN_DIR/logs/master.log" >&2; die "the HBase master exited"; }
+		kill -0 "$(cat "$RUN_DIR/thrift.pid")" 2>/dev/null || { tail -n 30 "$RUN_DIR/logs/thrift.log" >&2; die "the Thrift2 gateway exited"; }
 		sleep 0.1
 	done
 	port_open "$PORT" || { tail -n 30 "$RUN_DIR/logs/thrift.log" >&2; die "the Thrift2 gateway did not listen on $HOST:$PORT within 60s"; }

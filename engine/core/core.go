@@ -98,25 +98,7 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 	for _, i := range cfg.ReadFields.Fixed {
 		w.readNames = append(w.readNames, w.fieldNames[i])
 	}
-	w.ops = gen.NewDiscrete()
-	if cfg.ReadProportion > 0 {
-		w.ops.Add(cfg.ReadProportion, OpRead)
-	}
-	if cfg.UpdateProportion > 0 {
-		w.ops.Add(cfg.UpdateProportion, OpUpdate)
-	}
-	if cfg.InsertProportion > 0 {
-		w.ops.Add(cfg.InsertProportion, OpInsert)
-	}
-	if cfg.ScanProportion > 0 {
-		w.ops.Add(cfg.ScanProportion, OpScan)
-	}
-	if cfg.RMWProportion > 0 {
-		w.ops.Add(cfg.RMWProportion, OpRMW)
-	}
-	if cfg.DeleteProportion > 0 {
-		w.ops.Add(cfg.DeleteProportion, OpDelete)
-	}
+	w.ops = opMix(cfg)
 	switch cfg.FieldLengthDist {
 	case "uniform":
 		w.fieldLen = gen.NewUniform(int64(cfg.MinFieldLength), int64(cfg.FieldLength))
@@ -138,26 +120,9 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 	w.keySequence = gen.NewCounter(cfg.InsertStart)
 	w.loadEnd = cfg.InsertStart + cfg.InsertCount
 	w.insertSeq = gen.NewAcknowledgedCounter(cfg.RecordCount)
-	lo, hi := cfg.InsertStart, cfg.InsertStart+cfg.InsertCount-1
-	if hi < lo {
-		hi = lo
-	}
-	switch cfg.RequestDist {
-	case "uniform":
-		w.keyChooser = gen.NewUniform(lo, hi)
-	case "sequential":
-		w.keyChooser = gen.NewSequential(lo, hi)
-	case "hotspot":
-		w.keyChooser = gen.NewHotspot(lo, hi, cfg.HotspotDataFrac, cfg.HotspotOpnFrac)
-	case "exponential":
-		w.keyChooser = gen.NewExponential(cfg.ExponentialPct, float64(cfg.RecordCount)*cfg.ExponentialFrac)
-	case "latest":
-		w.keyChooser = gen.NewSkewedLatest(w.insertSeq)
-	case "zipfian":
-		newKeys := int64(float64(cfg.OperationCount) * cfg.InsertProportion * 2.0)
-		w.keyChooser = gen.NewScrambledZipfian(cfg.InsertStart, cfg.InsertStart+cfg.InsertCount+newKeys)
-	default:
-		return nil, fmt.Errorf("requestdistribution %q: not supported", cfg.RequestDist)
+	var err error
+	if w.keyChooser, err = keyChooser(cfg, w.insertSeq); err != nil {
+		return nil, err
 	}
 	if bi, ok := db.(adapters.BatchInserter); ok && bi.BatchSize() > 1 {
 		w.batcher = bi
@@ -173,6 +138,49 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 		w.randPool[i] = byte(' ' + r.IntN(95))
 	}
 	return w, nil
+}
+
+// opMix is the operation chooser of the configured proportions.
+func opMix(cfg *Config) *gen.Discrete {
+	d := gen.NewDiscrete()
+	for _, p := range []struct {
+		v  float64
+		op int
+	}{
+		{cfg.ReadProportion, OpRead}, {cfg.UpdateProportion, OpUpdate}, {cfg.InsertProportion, OpInsert},
+		{cfg.ScanProportion, OpScan}, {cfg.RMWProportion, OpRMW}, {cfg.DeleteProportion, OpDelete},
+	} {
+		if p.v > 0 {
+			d.Add(p.v, p.op)
+		}
+	}
+	return d
+}
+
+// keyChooser is the request distribution over the key numbers of the run:
+// insertstart to insertstart + insertcount - 1 (latest follows the
+// acknowledged inserts).
+func keyChooser(cfg *Config, inserts *gen.AcknowledgedCounter) (gen.Generator, error) {
+	lo, hi := cfg.InsertStart, cfg.InsertStart+cfg.InsertCount-1
+	if hi < lo {
+		hi = lo
+	}
+	switch cfg.RequestDist {
+	case "uniform":
+		return gen.NewUniform(lo, hi), nil
+	case "sequential":
+		return gen.NewSequential(lo, hi), nil
+	case "hotspot":
+		return gen.NewHotspot(lo, hi, cfg.HotspotDataFrac, cfg.HotspotOpnFrac), nil
+	case "exponential":
+		return gen.NewExponential(cfg.ExponentialPct, float64(cfg.RecordCount)*cfg.ExponentialFrac), nil
+	case "latest":
+		return gen.NewSkewedLatest(inserts), nil
+	case "zipfian":
+		newKeys := int64(float64(cfg.OperationCount) * cfg.InsertProportion * 2.0)
+		return gen.NewScrambledZipfian(cfg.InsertStart, cfg.InsertStart+cfg.InsertCount+newKeys), nil
+	}
+	return nil, fmt.Errorf("requestdistribution %q: not supported", cfg.RequestDist)
 }
 
 // keyName builds YCSB's key for a key number into buf: "user" followed by
