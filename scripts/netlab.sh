@@ -232,9 +232,18 @@ teardown() {
 	local ns
 	for ns in $(machines); do
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
+		# The root side of the veth pair first: the kernel removes it with
+		# the namespace, but only some time after `ip netns del` returns.
+		ip link del "bt-m${ns#"$NS_PREFIX"}" 2>/dev/null || true
 		ip netns del "$ns" 2>/dev/null || true
 	done
 	ip link del "$BRIDGE" 2>/dev/null || true
+	# Wait (5 s at most) until the kernel has let go of every lab link.
+	local i
+	for ((i = 0; i < 50; i++)); do
+		ip -o link show | grep -qE "$BRIDGE|bt-m[0-9]" || break
+		sleep 0.1
+	done
 	rm -f "$STATE/lab"
 }
 
