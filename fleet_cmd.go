@@ -276,7 +276,7 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 			fmt.Fprintf(stderr, "benchtop: %v\n", describeConfigErr(err))
 			return 2
 		}
-		fmt.Fprintf(stderr, "benchtop: %s\n", maskLine(oneLine(err), o.Props))
+		fmt.Fprintf(stderr, "benchtop: %s\n", adapters.MaskSecretsIn(oneLine(err), o.Props))
 		return 1
 	}
 	intr.onSignal(c.Interrupt)
@@ -291,7 +291,7 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 	}
 	results, runErr := runCoordinator(intr.ctx, c, o, interactive)
 	if runErr != nil {
-		fmt.Fprintf(stderr, "benchtop: %s\n", maskLine(oneLine(runErr), o.Props))
+		fmt.Fprintf(stderr, "benchtop: %s\n", adapters.MaskSecretsIn(oneLine(runErr), o.Props))
 	}
 	player.Close()
 	failed := player.Failures()
@@ -403,16 +403,6 @@ func agentNames(c *fleet.Coordinator) string {
 		names = append(names, a.Name)
 	}
 	return strings.Join(names, ", ")
-}
-
-// maskLine masks the run's secrets in a line quoted from an agent.
-func maskLine(s string, props map[string]string) string {
-	for k, v := range props {
-		if adapters.MaskProperties(map[string]string{k: v})[k] == "****" && len(v) >= 3 {
-			s = strings.ReplaceAll(s, v, "****")
-		}
-	}
-	return s
 }
 
 // agentHDR writes each agent's intervals into the HDR log tagged

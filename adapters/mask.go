@@ -14,14 +14,35 @@ func MaskProperties(props map[string]string) map[string]string {
 	return out
 }
 
-func maskProperty(key, value string) string {
+// IsSecretKey reports whether a property's name says it holds a secret
+// (password, secret, token, credential).
+func IsSecretKey(key string) bool {
 	lk := strings.ToLower(key)
 	for _, s := range []string{"password", "secret", "token", "credential"} {
 		if strings.Contains(lk, s) {
-			return "****"
+			return true
 		}
 	}
-	for _, s := range []string{"url", "endpoint", "addr"} {
+	return false
+}
+
+// MaskSecretsIn replaces every secret property value found in s by ****:
+// the last guard on a line that quotes a property (an error from afar).
+func MaskSecretsIn(s string, props map[string]string) string {
+	for k, v := range props {
+		if IsSecretKey(k) && len(v) >= 3 {
+			s = strings.ReplaceAll(s, v, "****")
+		}
+	}
+	return s
+}
+
+func maskProperty(key, value string) string {
+	if IsSecretKey(key) {
+		return "****"
+	}
+	lk := strings.ToLower(key)
+	for _, s := range []string{"url", "uri", "endpoint", "addr"} {
 		if strings.Contains(lk, s) {
 			return MaskURL(value)
 		}

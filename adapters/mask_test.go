@@ -1,6 +1,9 @@
 package adapters
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestMaskProperties(t *testing.T) {
 	in := map[string]string{
@@ -36,5 +39,17 @@ func TestMaskProperties(t *testing.T) {
 	}
 	if in["redis.password"] != "hunter2" {
 		t.Errorf("the input map was changed: %v", in)
+	}
+}
+
+// A line quoted from afar loses every secret property value; a uri is
+// masked like a url.
+func TestMaskSecretsInAndURI(t *testing.T) {
+	props := map[string]string{"redis.password": "s3cret", "mongodb.uri": "mongodb://u:pw@h/db", "x": "ab"}
+	if got := MaskSecretsIn("auth s3cret failed", props); got != "auth **** failed" {
+		t.Errorf("MaskSecretsIn = %q", got)
+	}
+	if got := MaskProperties(props)["mongodb.uri"]; strings.Contains(got, "pw") {
+		t.Errorf("a uri keeps its password: %q", got)
 	}
 }

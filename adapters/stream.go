@@ -72,3 +72,26 @@ type GrowOnlyStream interface {
 	// ShrinkError says why the partitions cannot go from from to to.
 	ShrinkError(from, to int) error
 }
+
+// StreamOnly is embedded by the adapters that carry the stream workload
+// only (NATS, Kafka): their key-value operations fail with Err.
+type StreamOnly struct{ Err error }
+
+// Read fails: the adapter has no key-value operations.
+func (s StreamOnly) Read(context.Context, string, string, []string, []Field) ([]Field, error) {
+	return nil, s.Err
+}
+
+// Scan fails: the adapter has no key-value operations.
+func (s StreamOnly) Scan(context.Context, string, string, int, []string, []Record) ([]Record, error) {
+	return nil, s.Err
+}
+
+// Update fails: the adapter has no key-value operations.
+func (s StreamOnly) Update(context.Context, string, string, []Field) error { return s.Err }
+
+// Insert fails: the adapter has no key-value operations.
+func (s StreamOnly) Insert(context.Context, string, string, []Field) error { return s.Err }
+
+// Delete fails: the adapter has no key-value operations.
+func (s StreamOnly) Delete(context.Context, string, string) error { return s.Err }

@@ -81,7 +81,7 @@ func (s *session) close() {
 
 // refuse tells the peer why, logs it, and returns it as an error.
 func (s *session) refuse(format string, a ...any) error {
-	reason := maskIn(fmt.Sprintf(format, a...), s.props)
+	reason := adapters.MaskSecretsIn(fmt.Sprintf(format, a...), s.props)
 	_ = s.conn.Send(TypeRefuse, Refuse{Reason: reason})
 	s.cfg.logf("refused coordinator %s: %s", s.peer, reason)
 	return errors.New(reason)
@@ -214,7 +214,7 @@ func (s *session) prepare(ctx context.Context) error {
 	if err != nil {
 		return s.refuse("%s", s.describe(err))
 	}
-	info := engine.Info{Command: sp.Command, Adapter: sp.Adapter, Workload: sp.Label, Properties: MaskProps(props)}
+	info := engine.Info{Command: sp.Command, Adapter: sp.Adapter, Workload: sp.Label, Properties: adapters.MaskProperties(props)}
 	if d, ok := db.(adapters.Describer); ok {
 		info.Target = adapters.MaskURL(d.Describe())
 	}
@@ -438,7 +438,7 @@ func (s *session) done(results []*engine.PhaseResult, runErr error) Done {
 		d.Summary = json.RawMessage(bytes.TrimSpace(b.Bytes()))
 	}
 	if runErr != nil {
-		d.Err = maskIn(strings.Join(strings.Fields(runErr.Error()), " "), s.props)
+		d.Err = adapters.MaskSecretsIn(strings.Join(strings.Fields(runErr.Error()), " "), s.props)
 	}
 	return d
 }

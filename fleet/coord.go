@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"benchtop/adapters"
 	"benchtop/engine"
 	"benchtop/engine/measure"
 )
@@ -317,7 +318,7 @@ func (c *Coordinator) measureClock(a *agent) error {
 func (c *Coordinator) buildInfo() engine.Info {
 	first := c.agents[0].ready.Info
 	info := engine.Info{Command: c.cfg.Config.Command, Adapter: c.cfg.Config.DB, Target: first.Target,
-		Workload: c.cfg.Label, Mix: first.Mix, Properties: MaskProps(c.cfg.Props), CanRepartition: true}
+		Workload: c.cfg.Label, Mix: first.Mix, Properties: adapters.MaskProperties(c.cfg.Props), CanRepartition: true}
 	for _, a := range c.agents {
 		info.CanRepartition = info.CanRepartition && a.ready.Info.CanRepartition
 	}

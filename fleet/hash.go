@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"strings"
 
 	"benchtop/adapters"
 	"benchtop/engine"
@@ -47,7 +46,7 @@ func RunHash(cfg *engine.Config) string {
 func hashable(p adapters.Properties) map[string]string {
 	out := make(map[string]string, len(p))
 	for k, v := range p {
-		if isSecretKey(k) || k == "benchtop.workloadname" {
+		if adapters.IsSecretKey(k) || k == "benchtop.workloadname" {
 			continue
 		}
 		out[k] = v
@@ -61,39 +60,4 @@ func ShortHash(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-func isSecretKey(k string) bool {
-	lk := strings.ToLower(k)
-	return strings.Contains(lk, "password") || strings.Contains(lk, "secret") || strings.Contains(lk, "token") || strings.Contains(lk, "credential")
-}
-
-// MaskProps returns the properties with secrets masked and URLs'
-// passwords masked, for anything printed or reported (the rule of main's
-// safeProps).
-func MaskProps(p map[string]string) map[string]string {
-	out := make(map[string]string, len(p))
-	for k, v := range p {
-		lk := strings.ToLower(k)
-		switch {
-		case isSecretKey(k):
-			out[k] = "****"
-		case strings.Contains(lk, "url") || strings.Contains(lk, "endpoint") || strings.Contains(lk, "addr") || strings.Contains(lk, "uri"):
-			out[k] = adapters.MaskURL(v)
-		default:
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// maskIn replaces every secret value of props found in s by ****: the
-// last guard on an error line that quotes a property.
-func maskIn(s string, props map[string]string) string {
-	for k, v := range props {
-		if isSecretKey(k) && len(v) >= 3 {
-			s = strings.ReplaceAll(s, v, "****")
-		}
-	}
-	return s
 }

@@ -153,9 +153,10 @@ func validTopic(s string) bool {
 // DB is a connection to a Kafka cluster: an admin client for topics. The
 // producing and consuming clients belong to each stream.
 type DB struct {
-	cfg   Config
-	cl    *kgo.Client
-	admin *kadm.Client
+	adapters.StreamOnly // no key-value operations: errKV
+	cfg                 Config
+	cl                  *kgo.Client
+	admin               *kadm.Client
 }
 
 var (
@@ -199,7 +200,7 @@ func connect(ctx context.Context, cfg Config) (*DB, error) {
 		cl.Close()
 		return nil, fmt.Errorf("kafka: no broker answers at %s: %w", strings.Join(cfg.Brokers, ","), classify(err))
 	}
-	return &DB{cfg: cfg, cl: cl, admin: kadm.NewClient(cl)}, nil
+	return &DB{cfg: cfg, cl: cl, admin: kadm.NewClient(cl), StreamOnly: adapters.StreamOnly{Err: errKV}}, nil
 }
 
 // Describe returns the brokers (and the group, when one is used).
@@ -218,16 +219,6 @@ func (db *DB) Close() error {
 }
 
 var errKV = errors.New("kafka: key-value operations are not supported (the kafka adapter carries the stream workload only)")
-
-func (*DB) Read(context.Context, string, string, []string, []adapters.Field) ([]adapters.Field, error) {
-	return nil, errKV
-}
-func (*DB) Scan(context.Context, string, string, int, []string, []adapters.Record) ([]adapters.Record, error) {
-	return nil, errKV
-}
-func (*DB) Update(context.Context, string, string, []adapters.Field) error { return errKV }
-func (*DB) Insert(context.Context, string, string, []adapters.Field) error { return errKV }
-func (*DB) Delete(context.Context, string, string) error                   { return errKV }
 
 // producerOpts are the options of a stream's producing client.
 func (c Config) producerOpts() []kgo.Opt {

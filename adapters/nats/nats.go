@@ -86,9 +86,10 @@ func readConfig(r *adapters.Reader) Config {
 
 // DB is a connection to a NATS server with JetStream.
 type DB struct {
-	cfg Config
-	nc  *natsgo.Conn
-	js  jetstream.JetStream
+	adapters.StreamOnly // no key-value operations: errKV
+	cfg                 Config
+	nc                  *natsgo.Conn
+	js                  jetstream.JetStream
 }
 
 var (
@@ -129,7 +130,7 @@ func connect(ctx context.Context, cfg Config) (*DB, error) {
 		nc.Close()
 		return nil, fmt.Errorf("nats: %s: JetStream is not available (start nats-server with -js): %w", adapters.MaskURL(cfg.URL), classify(err))
 	}
-	return &DB{cfg: cfg, nc: nc, js: js}, nil
+	return &DB{cfg: cfg, nc: nc, js: js, StreamOnly: adapters.StreamOnly{Err: errKV}}, nil
 }
 
 // Describe returns the server URL with any password masked.
@@ -142,16 +143,6 @@ func (db *DB) Close() error {
 }
 
 var errKV = errors.New("nats: key-value operations are not supported (the nats adapter carries the stream workload only)")
-
-func (*DB) Read(context.Context, string, string, []string, []adapters.Field) ([]adapters.Field, error) {
-	return nil, errKV
-}
-func (*DB) Scan(context.Context, string, string, int, []string, []adapters.Record) ([]adapters.Record, error) {
-	return nil, errKV
-}
-func (*DB) Update(context.Context, string, string, []adapters.Field) error { return errKV }
-func (*DB) Insert(context.Context, string, string, []adapters.Field) error { return errKV }
-func (*DB) Delete(context.Context, string, string) error                   { return errKV }
 
 // classify attaches an error kind to a nats.go error.
 func classify(err error) error {
