@@ -17,13 +17,44 @@ const (
 	targetMet    = 0.95 // of the target rate
 )
 
+// limitFindings collects what limits finds: findings and advice for the
+// reader, and the signals checked that did not fire (calm).
+type limitFindings struct {
+	run      *Run
+	findings []Finding
+	advice   []string
+	calm     []string
+}
+
+func (l *limitFindings) find(signal, text string) {
+	l.findings = append(l.findings, Finding{Signal: signal, Text: text})
+}
+
+func (l *limitFindings) advise(text string) { l.advice = append(l.advice, text) }
+
 // limits builds "What limited this run" from measured signals only, each
 // with its figure, and the capacity-planning advice the signals support.
 func limits(run *Run) (findings []Finding, advice []string) {
-	s := &run.Summary
-	var calm []string // signals checked that did not fire
+	l := &limitFindings{run: run}
+	l.cpu()
+	l.nic()
+	l.errors()
+	l.target()
+	l.kneeAndBest()
+	l.stream()
+	l.checks()
+	if !hasAny(l.findings, "cpu", "nic", "errors", "target", "knee", "check", "backpressure") {
+		l.find("none", "No limit was measured on the client side: the database (or the workload's own settings) set the rate.")
+	}
+	if len(l.calm) > 0 {
+		l.find("checked", "Checked and not limiting: "+strings.Join(l.calm, "; ")+".")
+	}
+	return l.findings, l.advice
+}
 
-	// Client CPU: per segment, and the share of intervals above 90 %.
+// cpu: client CPU per segment, and the share of intervals above 90 %.
+func (l *limitFindings) cpu() {
+	s := &l.run.Summary
 	cores := 0
 	if s.Host != nil {
 		cores = s.Host.Cores
@@ -42,7 +73,7 @@ func limits(run *Run) (findings []Finding, advice []string) {
 	}
 	hotRows, runRows := 0, 0
 	var procs []float64
-	for _, r := range run.Rows {
+	for _, r := range l.run.Rows {
 		if r.Phase == "load" {
 			continue
 		}
@@ -55,86 +86,95 @@ func limits(run *Run) (findings []Finding, advice []string) {
 			procs = append(procs, procShare(r, cores))
 		}
 	}
-	if len(hot) > 0 || (runRows > 0 && hotRows*2 > runRows) {
-		t := fmt.Sprintf("Client CPU was above %.0f %% of its %s: %s.", cpuSaturated, coresText(cores), strings.Join(hot, ", "))
-		if len(hot) == 0 {
-			t = fmt.Sprintf("Client CPU was above %.0f %% of its %s", cpuSaturated, coresText(cores))
-		}
-		if runRows > 0 {
-			t = strings.TrimSuffix(t, ".") + fmt.Sprintf(" (%d of %d intervals).", hotRows, runRows)
-		}
-		if len(procs) > 0 {
-			sort.Float64s(procs)
-			own := procs[len(procs)/2]
-			t += fmt.Sprintf(" benchtop itself used %.0f %% of them (median of the intervals)", own)
-			if own < 50 {
-				t += ": other processes on the client took the rest, so this run shared its client"
-			}
-			t += "."
-		}
-		if s.Database == "memory" {
-			t += " The memory store runs inside the client process, so its work is the client's."
-		}
-		findings = append(findings, Finding{Signal: "cpu", Text: t})
-		advice = append(advice, "The client's CPU is saturated: the figures may be the client's limit, not the database's. Add client machines (or a larger one) before sizing the database from this run.")
-	} else {
-		calm = append(calm, fmt.Sprintf("client CPU peaked at %.0f %%", peakCPU))
+	if len(hot) == 0 && (runRows == 0 || hotRows*2 <= runRows) {
+		l.calm = append(l.calm, fmt.Sprintf("client CPU peaked at %.0f %%", peakCPU))
+		return
 	}
+	t := fmt.Sprintf("Client CPU was above %.0f %% of its %s: %s.", cpuSaturated, coresText(cores), strings.Join(hot, ", "))
+	if len(hot) == 0 {
+		t = fmt.Sprintf("Client CPU was above %.0f %% of its %s", cpuSaturated, coresText(cores))
+	}
+	if runRows > 0 {
+		t = strings.TrimSuffix(t, ".") + fmt.Sprintf(" (%d of %d intervals).", hotRows, runRows)
+	}
+	if len(procs) > 0 {
+		sort.Float64s(procs)
+		own := procs[len(procs)/2]
+		t += fmt.Sprintf(" benchtop itself used %.0f %% of them (median of the intervals)", own)
+		if own < 50 {
+			t += ": other processes on the client took the rest, so this run shared its client"
+		}
+		t += "."
+	}
+	if s.Database == "memory" {
+		t += " The memory store runs inside the client process, so its work is the client's."
+	}
+	l.find("cpu", t)
+	l.advise("The client's CPU is saturated: the figures may be the client's limit, not the database's. Add client machines (or a larger one) before sizing the database from this run.")
+}
 
-	// NIC against its link speed.
+// nic: the client's network against its link speed.
+func (l *limitFindings) nic() {
 	peakNIC := 0.0
-	for _, r := range run.Rows {
+	for _, r := range l.run.Rows {
 		peakNIC = max(peakNIC, r.RxBps/1e6, r.TxBps/1e6)
 	}
-	link := linkMBps(s)
+	link := linkMBps(&l.run.Summary)
 	switch {
-	case len(run.Rows) == 0:
-		calm = append(calm, "network not measured (no time series)")
+	case len(l.run.Rows) == 0:
+		l.calm = append(l.calm, "network not measured (no time series)")
 	case peakNIC < 0.05:
-		calm = append(calm, "no network traffic beyond loopback")
+		l.calm = append(l.calm, "no network traffic beyond loopback")
 	case link > 0 && peakNIC > nicSaturated*link:
-		findings = append(findings, Finding{Signal: "nic", Text: fmt.Sprintf("The client's network reached %.1f MB/s of its %.1f MB/s link (%.0f %%).", peakNIC, link, 100*peakNIC/link)})
-		advice = append(advice, "The client's NIC is saturated: add client machines (or a faster link); more threads or partitions on this client cannot raise throughput.")
+		l.find("nic", fmt.Sprintf("The client's network reached %.1f MB/s of its %.1f MB/s link (%.0f %%).", peakNIC, link, 100*peakNIC/link))
+		l.advise("The client's NIC is saturated: add client machines (or a faster link); more threads or partitions on this client cannot raise throughput.")
 	case link > 0:
-		calm = append(calm, fmt.Sprintf("network peaked at %.1f MB/s of %.1f MB/s (%.0f %%)", peakNIC, link, 100*peakNIC/link))
+		l.calm = append(l.calm, fmt.Sprintf("network peaked at %.1f MB/s of %.1f MB/s (%.0f %%)", peakNIC, link, 100*peakNIC/link))
 	default:
-		calm = append(calm, fmt.Sprintf("network peaked at %.1f MB/s (link speed unknown, saturation not checked)", peakNIC))
+		l.calm = append(l.calm, fmt.Sprintf("network peaked at %.1f MB/s (link speed unknown, saturation not checked)", peakNIC))
 	}
+}
 
-	// Errors and their causes.
+// errors: failed operations and their causes.
+func (l *limitFindings) errors() {
+	s := &l.run.Summary
 	var ops, errs int64
 	for _, o := range s.Operations {
 		ops += o.Count
 		errs += o.Errors
 	}
-	if errs > 0 {
-		var kinds []string
-		for _, k := range sortedKeys(s.Errors) {
-			kinds = append(kinds, fmt.Sprintf("%s %s", k, units.Count(s.Errors[k])))
-		}
-		findings = append(findings, Finding{Signal: "errors", Text: fmt.Sprintf("%s of %s operations failed (%.3f %%): %s.", units.Count(errs), units.Count(ops), 100*float64(errs)/float64(max(ops, 1)), orDash(strings.Join(kinds, ", ")))})
-		advice = append(advice, "Operations failed: throughput counts them as done. Look at their causes before comparing this run with another.")
-	} else {
-		calm = append(calm, "no operation failed")
+	if errs == 0 {
+		l.calm = append(l.calm, "no operation failed")
+		return
 	}
+	var kinds []string
+	for _, k := range sortedKeys(s.Errors) {
+		kinds = append(kinds, fmt.Sprintf("%s %s", k, units.Count(s.Errors[k])))
+	}
+	l.find("errors", fmt.Sprintf("%s of %s operations failed (%.3f %%): %s.", units.Count(errs), units.Count(ops), 100*float64(errs)/float64(max(ops, 1)), orDash(strings.Join(kinds, ", "))))
+	l.advise("Operations failed: throughput counts them as done. Look at their causes before comparing this run with another.")
+}
 
-	// A target not met, and the schedule lag growing.
-	for _, g := range s.Segments {
+// target: a target not met, and the schedule lag growing.
+func (l *limitFindings) target() {
+	for _, g := range l.run.Summary.Segments {
 		if g.Target <= 0 || g.DurationS < minSweepSegmentS || g.OpsPerSec >= targetMet*g.Target {
 			continue
 		}
 		t := fmt.Sprintf("Segment %d (%s) reached %s of its %s ops/s target (%.0f %%).", g.Index, config(g), fmtRate(g.OpsPerSec), fmtRate(g.Target), 100*g.OpsPerSec/g.Target)
-		if a, b, ok := intendedGrowth(run, g); ok {
+		if a, b, ok := intendedGrowth(l.run, g); ok {
 			t += fmt.Sprintf(" Intended p99 grew from %s to %s across it: operations fell further behind the schedule.", fmtUS(a), fmtUS(b))
 		}
-		findings = append(findings, Finding{Signal: "target", Text: t})
+		l.find("target", t)
 	}
-	if hasSignal(findings, "target") {
-		advice = append(advice, "The target rate was not met: the client or the database is at its limit there. The intended latency is what callers at that rate would see.")
+	if hasSignal(l.findings, "target") {
+		l.advise("The target rate was not met: the client or the database is at its limit there. The intended latency is what callers at that rate would see.")
 	}
+}
 
-	// The knee and the best segment.
-	segs := s.Segments
+// kneeAndBest: the knee and the best segment.
+func (l *limitFindings) kneeAndBest() {
+	segs := l.run.Summary.Segments
 	for i, g := range segs {
 		if !g.Knee {
 			continue
@@ -142,61 +182,62 @@ func limits(run *Run) (findings []Finding, advice []string) {
 		t := fmt.Sprintf("p99 started growing faster than throughput at segment %d (%s): p99 %s at %s ops/s", g.Index, config(g), fmtUS(g.P99US), fmtRate(g.OpsPerSec))
 		if prev := previousLong(segs, i); prev != nil {
 			t += fmt.Sprintf(", against p99 %s at %s ops/s in segment %d (%s)", fmtUS(prev.P99US), fmtRate(prev.OpsPerSec), prev.Index, config(*prev))
-			advice = append(advice, fmt.Sprintf("Plan capacity below the knee: about %s ops/s (%s) held p99 at %s on this setup.", fmtRate(prev.OpsPerSec), config(*prev), fmtUS(prev.P99US)))
+			l.advise(fmt.Sprintf("Plan capacity below the knee: about %s ops/s (%s) held p99 at %s on this setup.", fmtRate(prev.OpsPerSec), config(*prev), fmtUS(prev.P99US)))
 		}
-		findings = append(findings, Finding{Signal: "knee", Text: t + "."})
+		l.find("knee", t+".")
 	}
 	for _, g := range segs {
 		if g.Best && len(segs) > 1 {
-			findings = append(findings, Finding{Signal: "best", Text: fmt.Sprintf("The best throughput was %s ops/s in segment %d (%s), p99 %s.", fmtRate(g.OpsPerSec), g.Index, config(g), fmtUS(g.P99US))})
+			l.find("best", fmt.Sprintf("The best throughput was %s ops/s in segment %d (%s), p99 %s.", fmtRate(g.OpsPerSec), g.Index, config(g), fmtUS(g.P99US)))
 		}
 	}
+}
 
-	// Stream: what more partitions did, and the loss check.
-	if st := run.Stream; st != nil {
-		sc := append(st.Scenarios[:0:0], st.Scenarios...)
-		sort.SliceStable(sc, func(i, j int) bool { return sc[i].Partitions < sc[j].Partitions })
-		if len(sc) >= 2 && sc[0].Partitions != sc[len(sc)-1].Partitions {
-			lo, hi := sc[0], sc[len(sc)-1]
-			ratio := hi.StableRowsPerSec / math.Max(lo.StableRowsPerSec, 1)
-			t := fmt.Sprintf("From %d to %d partitions, stable rows/s went from %s to %s (×%.2f).", lo.Partitions, hi.Partitions, fmtRate(lo.StableRowsPerSec), fmtRate(hi.StableRowsPerSec), ratio)
-			findings = append(findings, Finding{Signal: "stream", Text: t})
-			nicFull := hasSignal(findings, "nic")
-			switch {
-			case ratio > 1.1 && !nicFull:
-				advice = append(advice, "Below the NIC limit, more partitions raised throughput: more partitions (and consumers) are the lever here.")
-			case ratio <= 1.1 && !nicFull:
-				advice = append(advice, "More partitions did not raise throughput: the limit is elsewhere (client CPU, the server, the producers).")
-			}
-		}
-		if st.Lost > 0 || st.Duplicated > 0 || st.OutOfOrder > 0 || st.Unknown > 0 || !st.Drained {
-			findings = append(findings, Finding{Signal: "check", Text: fmt.Sprintf("The stream's check failed: %s lost, %s duplicated, %s out of order, drained %v.", units.Count(st.Lost), units.Count(st.Duplicated), units.Count(st.OutOfOrder), st.Drained)})
-		} else {
-			calm = append(calm, fmt.Sprintf("the stream lost, duplicated and reordered nothing (%s rows)", units.Count(st.Consumed)))
+// stream: what more partitions did, and the loss check.
+func (l *limitFindings) stream() {
+	st := l.run.Stream
+	if st == nil {
+		return
+	}
+	sc := append(st.Scenarios[:0:0], st.Scenarios...)
+	sort.SliceStable(sc, func(i, j int) bool { return sc[i].Partitions < sc[j].Partitions })
+	if len(sc) >= 2 && sc[0].Partitions != sc[len(sc)-1].Partitions {
+		lo, hi := sc[0], sc[len(sc)-1]
+		ratio := hi.StableRowsPerSec / math.Max(lo.StableRowsPerSec, 1)
+		l.find("stream", fmt.Sprintf("From %d to %d partitions, stable rows/s went from %s to %s (×%.2f).", lo.Partitions, hi.Partitions, fmtRate(lo.StableRowsPerSec), fmtRate(hi.StableRowsPerSec), ratio))
+		nicFull := hasSignal(l.findings, "nic")
+		switch {
+		case ratio > 1.1 && !nicFull:
+			l.advise("Below the NIC limit, more partitions raised throughput: more partitions (and consumers) are the lever here.")
+		case ratio <= 1.1 && !nicFull:
+			l.advise("More partitions did not raise throughput: the limit is elsewhere (client CPU, the server, the producers).")
 		}
 	}
-	if ts := run.Timeseries; ts != nil {
+	if st.Lost > 0 || st.Duplicated > 0 || st.OutOfOrder > 0 || st.Unknown > 0 || !st.Drained {
+		l.find("check", fmt.Sprintf("The stream's check failed: %s lost, %s duplicated, %s out of order, drained %v.", units.Count(st.Lost), units.Count(st.Duplicated), units.Count(st.OutOfOrder), st.Drained))
+	} else {
+		l.calm = append(l.calm, fmt.Sprintf("the stream lost, duplicated and reordered nothing (%s rows)", units.Count(st.Consumed)))
+	}
+}
+
+// checks: the time-series ingest check and backpressure, data integrity,
+// an interruption.
+func (l *limitFindings) checks() {
+	if ts := l.run.Timeseries; ts != nil {
 		if !strings.HasPrefix(ts.Check, "ok") && !strings.HasPrefix(ts.Check, "skipped") {
-			findings = append(findings, Finding{Signal: "check", Text: fmt.Sprintf("The ingest check says %q: %s written, %d stored.", ts.Check, units.Count(ts.Written), ts.Stored)})
+			l.find("check", fmt.Sprintf("The ingest check says %q: %s written, %d stored.", ts.Check, units.Count(ts.Written), ts.Stored))
 		}
 		if ts.Backpressure > 0.5 {
-			findings = append(findings, Finding{Signal: "backpressure", Text: fmt.Sprintf("Writers waited for the server %.0f %% of the time (backpressure): the server set the ingest rate.", 100*ts.Backpressure)})
+			l.find("backpressure", fmt.Sprintf("Writers waited for the server %.0f %% of the time (backpressure): the server set the ingest rate.", 100*ts.Backpressure))
 		}
 	}
+	s := &l.run.Summary
 	if s.Integrity > 0 {
-		findings = append(findings, Finding{Signal: "check", Text: fmt.Sprintf("%s values read back did not match what was written (dataintegrity).", units.Count(s.Integrity))})
+		l.find("check", fmt.Sprintf("%s values read back did not match what was written (dataintegrity).", units.Count(s.Integrity)))
 	}
 	if s.Interrupted {
-		findings = append(findings, Finding{Signal: "interrupted", Text: "The run was interrupted: the figures cover what ran until the stop."})
+		l.find("interrupted", "The run was interrupted: the figures cover what ran until the stop.")
 	}
-
-	if !hasAny(findings, "cpu", "nic", "errors", "target", "knee", "check", "backpressure") {
-		findings = append(findings, Finding{Signal: "none", Text: "No limit was measured on the client side: the database (or the workload's own settings) set the rate."})
-	}
-	if len(calm) > 0 {
-		findings = append(findings, Finding{Signal: "checked", Text: "Checked and not limiting: " + strings.Join(calm, "; ") + "."})
-	}
-	return findings, advice
 }
 
 func coresText(n int) string {
