@@ -3,12 +3,10 @@ package tui
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
@@ -441,159 +439,6 @@ func (m *Model) setTarget(t float64) tea.Cmd {
 	m.rebuild()
 	ctl := m.opts.Control
 	return control("target", "target → "+format.Target(t), func() error { return ctl.SetTarget(t) })
-}
-
-func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := m.keys
-	ctl := m.opts.Control
-	if m.prompt.IsOpen() {
-		return m.promptKey(msg)
-	}
-	if m.opts.ReadOnly && !matchesAny(msg, k.ViewOnly()) {
-		if msg.Type == tea.KeyEsc && m.showHelp {
-			m.showHelp = false
-			m.rebuild()
-			return m, nil
-		}
-		return m, m.setNotice("read-only viewer: " + msg.String() + " changes nothing here (view, theme, window and help keys only)")
-	}
-	switch {
-	case key.Matches(msg, k.Prompt):
-		m.prompt.Open()
-		m.rebuild()
-		return m, nil
-	case key.Matches(msg, k.Quit) && m.opts.Remote:
-		// An SSH viewer leaves; the run goes on.
-		return m.quit()
-	case key.Matches(msg, k.Quit):
-		if m.closed || m.stopping {
-			return m.quit()
-		}
-		m.stopping = true
-		m.rebuild()
-		return m, tea.Batch(
-			control("stop", "", func() error { ctl.Stop(); return nil }),
-			tea.Tick(stopTimeout, func(time.Time) tea.Msg { return stopTimeoutMsg{} }),
-		)
-
-	case key.Matches(msg, k.Help):
-		m.showHelp = !m.showHelp
-		m.rebuild()
-		return m, nil
-	case msg.Type == tea.KeyEsc && m.showHelp:
-		m.showHelp = false
-		m.rebuild()
-		return m, nil
-
-	case key.Matches(msg, k.NextView):
-		m.view = m.nextView(m.view)
-		m.showHelp = false
-		m.rebuild()
-		return m, nil
-	case key.Matches(msg, k.NextTheme):
-		names := themes.Names()
-		m.themeNo = (m.themeNo + 1) % len(names)
-		t, _ := themes.Get(names[m.themeNo])
-		m.ctx.Styles = stylesFor(m.opts.Renderer, t)
-		m.applyStyles()
-		return m, m.setNotice("theme: " + t.Name)
-	case key.Matches(msg, k.Window):
-		ws := throughput.Windows
-		i := 0
-		for j, w := range ws {
-			if w == m.throughput.Window {
-				i = j
-			}
-		}
-		m.throughput.Window = ws[(i+1)%len(ws)]
-		return m, m.setNotice("chart window: last " + throughput.WindowText(m.throughput.Window))
-	case key.Matches(msg, k.Latency):
-		m.latency.Mode = (m.latency.Mode + 1) % 3
-		note := "latency: " + m.latency.Mode.String()
-		if !latency.HasIntended(m.last()) {
-			note += " (intended latency needs a target rate)"
-		}
-		return m, m.setNotice(note)
-	case key.Matches(msg, k.ScrollUp) && m.view == viewSegments:
-		m.segments.Scroll(1)
-		m.rebuild()
-		return m, nil
-	case key.Matches(msg, k.ScrollDown) && m.view == viewSegments:
-		m.segments.Scroll(-1)
-		m.rebuild()
-		return m, nil
-	case key.Matches(msg, k.Save):
-		if m.opts.SaveReport == nil {
-			return m, m.setNotice("save: no report writer in this mode")
-		}
-		save := m.opts.SaveReport
-		return m, func() tea.Msg {
-			where, err := save()
-			return savedMsg{where, err}
-		}
-	}
-
-	if m.closed {
-		// The run is over: controls have nothing left to act on.
-		for _, b := range []key.Binding{k.ThreadsUp, k.ThreadsDown, k.ThreadsDouble, k.ThreadsHalve,
-			k.PartsUp, k.PartsDown, k.PartsDouble, k.PartsHalve, k.TargetUp, k.TargetDown,
-			k.TargetUnlimited, k.Pause, k.Mark, k.NewSegment} {
-			if key.Matches(msg, b) {
-				return m, m.setNotice("the run is finished · q to quit")
-			}
-		}
-		return m, nil
-	}
-
-	if m.last() == nil {
-		// Steps are relative to values not known before the first snapshot.
-		for _, b := range []key.Binding{k.ThreadsUp, k.ThreadsDown, k.ThreadsDouble, k.ThreadsHalve,
-			k.PartsUp, k.PartsDown, k.PartsDouble, k.PartsHalve, k.TargetUp, k.TargetDown} {
-			if key.Matches(msg, b) {
-				return m, m.setNotice("waiting for the first interval: try again in a moment")
-			}
-		}
-	}
-
-	switch {
-	case key.Matches(msg, k.ThreadsUp):
-		return m, m.setThreads(m.curThreads() + 1)
-	case key.Matches(msg, k.ThreadsDown):
-		return m, m.setThreads(m.curThreads() - 1)
-	case key.Matches(msg, k.ThreadsDouble):
-		return m, m.setThreads(m.curThreads() * 2)
-	case key.Matches(msg, k.ThreadsHalve):
-		return m, m.setThreads(m.curThreads() / 2)
-	case key.Matches(msg, k.PartsUp):
-		return m, m.setPartitions(m.curPartitions() + 1)
-	case key.Matches(msg, k.PartsDown):
-		return m, m.setPartitions(m.curPartitions() - 1)
-	case key.Matches(msg, k.PartsDouble):
-		return m, m.setPartitions(m.curPartitions() * 2)
-	case key.Matches(msg, k.PartsHalve):
-		return m, m.setPartitions(m.curPartitions() / 2)
-	case key.Matches(msg, k.TargetUp):
-		return m, m.stepTarget(1.25)
-	case key.Matches(msg, k.TargetDown):
-		return m, m.stepTarget(0.75)
-	case key.Matches(msg, k.TargetUnlimited):
-		return m, m.setTarget(0)
-	case key.Matches(msg, k.Pause):
-		p := !m.curPaused()
-		m.paused.ask(p)
-		m.rebuild()
-		if p {
-			return m, control("pause", "paused · space to resume", func() error { ctl.Pause(); return nil })
-		}
-		return m, control("resume", "resumed", func() error { ctl.Resume(); return nil })
-	case key.Matches(msg, k.Mark):
-		m.marks++
-		label := "mark " + strconv.Itoa(m.marks)
-		return m, control("mark", label, func() error { ctl.Mark(label); return nil })
-	case key.Matches(msg, k.NewSegment):
-		return m, control("segment", "new segment", func() error { ctl.NewSegment(); return nil })
-	}
-	return m, nil
 }
 
 // applyStyles pushes the current styles into the help bubble and redraws.
