@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"benchtop/adapters"
 	"benchtop/engine"
 	"benchtop/htmlreport"
 )
@@ -197,24 +196,4 @@ func (h *htmlOutput) render(w io.Writer, results []*engine.PhaseResult, info eng
 		return err
 	}
 	return htmlreport.Render(w, rep)
-}
-
-// commandLine is the command line for report headers, with the values of
-// secret properties masked and passwords in URLs hidden.
-func commandLine(args []string) string {
-	out := []string{"benchtop"}
-	for i, a := range args {
-		if i > 0 && args[i-1] == "-p" {
-			if k, v, ok := strings.Cut(a, "="); ok {
-				a = k + "=" + adapters.MaskProperties(map[string]string{k: v})[k]
-			}
-		} else if strings.Contains(a, "://") {
-			a = adapters.MaskURL(a)
-		}
-		if strings.ContainsAny(a, " \t'\"") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out = append(out, a)
-	}
-	return strings.Join(out, " ")
 }

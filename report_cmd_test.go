@@ -1,6 +1,7 @@
 package main
 
 import (
+	"benchtop/engine"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -106,7 +107,7 @@ func TestReportBadInput(t *testing.T) {
 }
 
 func TestCommandLineMasksSecrets(t *testing.T) {
-	got := commandLine([]string{"run", "mongodb", "-p", "mongodb.url=mongodb://u:hunter2@h:27017/db", "-p", "password=hunter2", "-p", "recordcount=5", "-p", "label=a b"})
+	got := engine.CollectMeta(maskArgs([]string{"run", "mongodb", "-p", "mongodb.url=mongodb://u:hunter2@h:27017/db", "-p", "password=hunter2", "-p", "recordcount=5", "-p", "label=a b", "--agents-url", "http://u:hunter2@h:1/"})).CommandLine
 	if strings.Contains(got, "hunter2") {
 		t.Errorf("secret in %q", got)
 	}

@@ -122,9 +122,8 @@ func openAdapter(o *cliOptions, stderr io.Writer, intr *interrupts) (adapters.DB
 // lines) and refuses steps the adapter cannot take.
 func buildRun(o *cliOptions, cfg *engine.Config, db adapters.DB, stderr io.Writer, interactive bool, ycsb *ycsbOutput) (*plan, int) {
 	info := engine.Info{Command: o.Command, Adapter: o.DB, Workload: o.Workload, Properties: adapters.MaskProperties(o.Props),
-		CommandLine: commandLine(o.Args),                  // html report
-		Meta:        engine.CollectMeta(maskArgs(o.Args)), // run metadata (runmeta.go)
-		Thresholds:  o.Thresholds,                         // --threshold (thresholds.go)
+		Meta:       engine.CollectMeta(maskArgs(o.Args)), // run metadata (runmeta.go)
+		Thresholds: o.Thresholds,                         // --threshold (thresholds.go)
 	}
 	if d, ok := db.(adapters.Describer); ok {
 		info.Target = d.Describe()

@@ -8,13 +8,17 @@ import (
 // maskArgs returns the command line with its secrets masked, for the
 // run metadata: -p values as safeProps masks them (passwords, tokens and
 // credentials hidden, URLs with their password masked), and the value of
-// any flag whose name says it is a secret.
+// any flag whose name says it is a secret; any other URL with its
+// password masked.
 func maskArgs(args []string) []string {
 	out := append([]string(nil), args...)
 	for i := 0; i < len(out); i++ {
 		a := out[i]
 		name := strings.TrimLeft(a, "-")
 		if !strings.HasPrefix(a, "-") || name == "" {
+			if strings.Contains(a, "://") {
+				out[i] = adapters.MaskURL(a)
+			}
 			continue
 		}
 		flag, val, inline := strings.Cut(name, "=")

@@ -33,13 +33,10 @@ const (
 // Info is what does not change during a run: what is being measured, shown
 // in headers and reports.
 type Info struct {
-	Command string // "load" or "run"
-	// CommandLine is the command line as typed, secrets masked, for
-	// report headers; may be "".
-	CommandLine string
-	Adapter     string // registry name, e.g. "memory"
-	Target      string // Describer output (URL with password masked), may be ""
-	Workload    string // e.g. "workloada" or "core"
+	Command  string // "load" or "run"
+	Adapter  string // registry name, e.g. "memory"
+	Target   string // Describer output (URL with password masked), may be ""
+	Workload string // e.g. "workloada" or "core"
 	// Mix describes the operation mix and key choice, e.g.
 	// "read 50 / update 50, zipfian".
 	Mix string

@@ -56,8 +56,8 @@ func limits(run *Run) (findings []Finding, advice []string) {
 func (l *limitFindings) cpu() {
 	s := &l.run.Summary
 	cores := 0
-	if s.Host != nil {
-		cores = s.Host.Cores
+	if s.Machine() != nil {
+		cores = s.Machine().Cores
 	}
 	var hot []string
 	peakCPU := 0.0

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"benchtop/engine"
+	"benchtop/engine/host"
 	"benchtop/engine/report"
 	"benchtop/engine/timeseries"
 )
@@ -20,7 +22,7 @@ func TestLimitsFromMeasuredSignals(t *testing.T) {
 	seg := func(i, threads int, target, ops, p99, cpu float64, knee bool) report.SegmentSummary {
 		return report.SegmentSummary{Index: i, StartS: float64(i-1) * 10, DurationS: 10, Threads: threads, Partitions: 1, Target: target, OpsPerSec: ops, P99US: p99, CPU: &cpu, Knee: knee}
 	}
-	host := &report.HostSummary{Cores: 4, NICs: []report.NICSummary{{Name: "eth0", SpeedMbps: 1000}}}
+	meta := &engine.RunMeta{Host: host.Machine{OS: "linux", Cores: 4, NICs: []host.Link{{Name: "eth0", SpeedMbps: 1000}}}}
 	rows := func(cpu, rxMBps float64) []Row {
 		var out []Row
 		for i := 1; i <= 10; i++ {
@@ -37,26 +39,26 @@ func TestLimitsFromMeasuredSignals(t *testing.T) {
 	}{
 		{
 			name: "calm",
-			run: Run{Summary: report.Summary{Host: host, Segments: []report.SegmentSummary{seg(1, 4, 0, 1000, 900, 40, false)},
+			run: Run{Summary: report.Summary{Run: meta, Segments: []report.SegmentSummary{seg(1, 4, 0, 1000, 900, 40, false)},
 				Operations: []report.OpSummary{{Name: "READ", OpStats: report.OpStats{Count: 1000}}}}, Rows: rows(40, 10)},
 			want: map[string]string{"none": "No limit was measured", "checked": "client CPU peaked at 40 %"},
 			not:  []string{"cpu", "nic", "errors", "target", "knee"},
 		},
 		{
 			name: "client CPU and NIC saturated",
-			run:  Run{Summary: report.Summary{Host: host, Segments: []report.SegmentSummary{seg(1, 64, 0, 50000, 900, 97, false)}}, Rows: rows(97, 120)},
+			run:  Run{Summary: report.Summary{Run: meta, Segments: []report.SegmentSummary{seg(1, 64, 0, 50000, 900, 97, false)}}, Rows: rows(97, 120)},
 			want: map[string]string{"cpu": "segment 1 (threads 64, partitions 1) 97 %", "nic": "120.0 MB/s of its 125.0 MB/s link (96 %)"},
 			not:  []string{"none"}, wantAdvice: "NIC is saturated: add client machines",
 		},
 		{
 			name: "errors with their causes",
-			run: Run{Summary: report.Summary{Host: host, Errors: map[string]int64{"timeout": 30, "unavailable": 20},
+			run: Run{Summary: report.Summary{Run: meta, Errors: map[string]int64{"timeout": 30, "unavailable": 20},
 				Operations: []report.OpSummary{{Name: "READ", OpStats: report.OpStats{Count: 10000, Errors: 50}}}}, Rows: rows(20, 1)},
 			want: map[string]string{"errors": "50 of 10,000 operations failed (0.500 %): timeout 30, unavailable 20"},
 		},
 		{
 			name: "target unmet and a knee",
-			run: Run{Summary: report.Summary{Host: host, Segments: []report.SegmentSummary{
+			run: Run{Summary: report.Summary{Run: meta, Segments: []report.SegmentSummary{
 				seg(1, 8, 10000, 9990, 800, 30, false), seg(2, 8, 20000, 15000, 4000, 35, true)}}, Rows: rows(30, 1)},
 			want: map[string]string{"target": "reached 15,000 of its 20,000 ops/s target (75 %)", "knee": "against p99 800µs at 9,990 ops/s in segment 1"},
 			not:  []string{"none"}, wantAdvice: "Plan capacity below the knee: about 9,990 ops/s",

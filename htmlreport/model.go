@@ -184,8 +184,8 @@ func header(runs []*Run) []Fact {
 		get   func(s *report.Summary) string
 	}{
 		{"Command line", func(s *report.Summary) string {
-			if s.CommandLine != "" {
-				return s.CommandLine
+			if s.Run != nil && s.Run.CommandLine != "" {
+				return s.Run.CommandLine
 			}
 			return "benchtop " + s.Command + " " + s.Database
 		}},
@@ -202,27 +202,27 @@ func header(runs []*Run) []Fact {
 		}},
 		{"Duration", durationText},
 		{"Host", func(s *report.Summary) string {
-			if s.Host == nil {
+			if s.Machine() == nil {
 				return "—"
 			}
-			return strings.TrimSpace(s.Host.Hostname + " (" + s.Host.OS + "/" + s.Host.Arch + ")")
+			return strings.TrimSpace(s.Machine().Hostname + " (" + s.Machine().OS + "/" + s.Machine().Arch + ")")
 		}},
 		{"CPU", func(s *report.Summary) string {
-			if s.Host == nil {
+			if s.Machine() == nil {
 				return "—"
 			}
-			m := s.Host.CPUModel
+			m := s.Machine().CPUModel
 			if m == "" {
 				m = "unknown model"
 			}
-			return m + ", " + strconv.Itoa(s.Host.Cores) + " logical cores"
+			return m + ", " + strconv.Itoa(s.Machine().Cores) + " logical cores"
 		}},
 		{"Network", func(s *report.Summary) string {
-			if s.Host == nil || len(s.Host.NICs) == 0 {
+			if s.Machine() == nil || len(s.Machine().NICs) == 0 {
 				return "no interface besides loopback"
 			}
 			var out []string
-			for _, n := range s.Host.NICs {
+			for _, n := range s.Machine().NICs {
 				sp := "link speed unknown"
 				if n.SpeedMbps > 0 {
 					sp = linkText(n.SpeedMbps)
@@ -232,7 +232,12 @@ func header(runs []*Run) []Fact {
 			return strings.Join(out, ", ")
 		}},
 		{"Clients", func(s *report.Summary) string { return "1 (this host; no agents)" }},
-		{"Version", func(s *report.Summary) string { return "benchtop " + orDash(s.Version) }},
+		{"Version", func(s *report.Summary) string {
+			if s.Run == nil {
+				return "—"
+			}
+			return s.Run.Version.String()
+		}},
 	}
 	var out []Fact
 	for _, row := range rows {

@@ -302,8 +302,8 @@ func hostCharts(run *Run, notes *[]string) (cpu, nic *Chart) {
 	}
 	marks := eventMarks(&run.Summary)
 	cores := 0
-	if run.Summary.Host != nil {
-		cores = run.Summary.Host.Cores
+	if run.Summary.Machine() != nil {
+		cores = run.Summary.Machine().Cores
 	}
 	cpu = &Chart{ID: "cpu", Title: "Client CPU over time", XLabel: "time since start (s)", YLabel: "% of all cores", Marks: marks,
 		Levels:  []Mark{{At: 90, Label: "90 %"}},
@@ -333,11 +333,11 @@ func hostCharts(run *Run, notes *[]string) (cpu, nic *Chart) {
 
 // linkMBps is the sum of the known link speeds in MB/s, 0 when unknown.
 func linkMBps(s *report.Summary) float64 {
-	if s.Host == nil {
+	if s.Machine() == nil {
 		return 0
 	}
 	t := 0.0
-	for _, n := range s.Host.NICs {
+	for _, n := range s.Machine().NICs {
 		if n.SpeedMbps <= 0 {
 			return 0
 		}

@@ -427,10 +427,14 @@ func BenchmarkLatest(b *testing.B) {
 	}
 }
 
-func TestReadFacts(t *testing.T) {
-	f := ReadFacts()
-	if f.Cores < 1 || f.OS == "" || f.Arch == "" {
-		t.Fatalf("ReadFacts() = %+v: want cores >= 1, OS and arch", f)
+func TestDescribe(t *testing.T) {
+	m := Describe()
+	if m.Cores < 1 || m.OS == "" || m.Arch == "" || m.GOMAXPROCS < 1 {
+		t.Fatalf("Describe() = %+v: want cores >= 1, GOMAXPROCS, OS and arch", m)
+	}
+	w := m.WithLinks(Sample{Cores: 3, NICs: []NIC{{Name: "eth0", SpeedMbps: 100}}})
+	if w.Cores != 3 || len(w.NICs) != 1 || w.NICs[0] != (Link{Name: "eth0", SpeedMbps: 100}) || w.Hostname != m.Hostname {
+		t.Fatalf("WithLinks = %+v", w)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"reflect"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -360,11 +359,13 @@ func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
 
 // Summary is the JSON summary document.
 type Summary struct {
-	Tool        string             `json:"tool"`
-	Command     string             `json:"command"`
-	Database    string             `json:"database"`
-	Target      float64            `json:"target"`                // ops/s at the start, 0 = unlimited (segments have each one's)
-	Description string             `json:"description,omitempty"` // the adapter's, e.g. "in-process, 1 partition"
+	Tool        string  `json:"tool"`
+	Command     string  `json:"command"`
+	Database    string  `json:"database"`
+	Target      float64 `json:"target"`                // ops/s at the start, 0 = unlimited (segments have each one's)
+	Description string  `json:"description,omitempty"` // the adapter's, e.g. "in-process, 1 partition"
+	// Run is the run's metadata: the command line (secrets masked), the
+	// build and the client host with its links.
 	Run         *engine.RunMeta    `json:"run,omitempty"`
 	Workload    string             `json:"workload"`
 	Mix         string             `json:"mix"`
@@ -387,29 +388,15 @@ type Summary struct {
 	// did not pass.
 	Thresholds []verdict.Result `json:"thresholds,omitempty"`
 	Crossed    int              `json:"thresholds_crossed,omitempty"`
-	// Members added for the HTML report.
-	CommandLine string         `json:"command_line,omitempty"`
-	Version     string         `json:"version,omitempty"`
-	Host        *HostSummary   `json:"host,omitempty"`
-	Events      []EventSummary `json:"events,omitempty"`
+	Events     []EventSummary   `json:"events,omitempty"`
 }
 
-// HostSummary describes the client machine that ran the benchmark.
-type HostSummary struct {
-	Hostname string `json:"hostname,omitempty"`
-	OS       string `json:"os"`
-	Arch     string `json:"arch"`
-	CPUModel string `json:"cpu_model,omitempty"`
-	Cores    int    `json:"cores"`
-	// NICs are the non-loopback interfaces that were up, with their link
-	// speed (0 = unknown).
-	NICs []NICSummary `json:"nics,omitempty"`
-}
-
-// NICSummary is one network interface of the client.
-type NICSummary struct {
-	Name      string `json:"name"`
-	SpeedMbps int    `json:"speed_mbps"`
+// Machine is the client host of the run, nil when the summary has none.
+func (s *Summary) Machine() *host.Machine {
+	if s.Run == nil || s.Run.Host.OS == "" {
+		return nil
+	}
+	return &s.Run.Host
 }
 
 // EventSummary is one change, mark or phase start, timed from the start
@@ -559,13 +546,9 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 		Tool: "benchtop", Command: info.Command, Database: info.Adapter, Description: info.Target,
 		Workload: info.Workload, Mix: info.Mix, Start: info.Start.UTC(), Properties: info.Properties,
 		Operations: []OpSummary{}, Segments: []SegmentSummary{}, Phases: []PhaseSummary{},
-		CommandLine: info.CommandLine, Version: version(),
 	}
 	s.Target, _ = strconv.ParseFloat(strings.TrimSpace(info.Properties["target"]), 64)
-	if info.Meta.CommandLine != "" {
-		m := info.Meta
-		s.Run = &m
-	}
+	s.Run = runMeta(info.Meta)
 	if len(results) == 0 {
 		return s
 	}
@@ -578,7 +561,9 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 		}
 	}
 	main := results[len(results)-1]
-	s.Host = hostSummary(main.Final)
+	if main.Final != nil {
+		s.Run.Host = s.Run.Host.WithLinks(main.Final.Host)
+	}
 	s.Interrupted = main.Interrupted
 	s.RuntimeMS = main.RunTime.Milliseconds()
 	s.Throughput = main.Throughput()
@@ -609,48 +594,16 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 	return s
 }
 
-// hostSummary describes this machine, with the interfaces of the last
-// host sample.
-func hostSummary(final *engine.Snapshot) *HostSummary {
-	f := host.ReadFacts()
-	h := &HostSummary{Hostname: f.Hostname, OS: f.OS, Arch: f.Arch, CPUModel: f.CPUModel, Cores: f.Cores}
-	if final != nil {
-		if final.Host.Cores > 0 {
-			h.Cores = final.Host.Cores
-		}
-		for _, n := range final.Host.NICs {
-			h.NICs = append(h.NICs, NICSummary{Name: n.Name, SpeedMbps: n.SpeedMbps})
-		}
+// runMeta is the run's metadata, with the build and this host filled in
+// when the caller left them out (tests, tools building a summary).
+func runMeta(m engine.RunMeta) *engine.RunMeta {
+	if m.Version.GoVersion == "" {
+		m.Version = engine.Version()
 	}
-	return h
-}
-
-// version is the module version and VCS revision the binary was built
-// from, "" when unknown (tests).
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
+	if m.Host.OS == "" {
+		m.Host = host.Describe()
 	}
-	v := bi.Main.Version
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = "+modified"
-			}
-		}
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if rev != "" {
-		v = strings.TrimSpace(v + " " + rev + modified)
-	}
-	return v
+	return &m
 }
 
 // WriteJSON writes the JSON summary; a workload's closing section becomes

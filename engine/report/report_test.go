@@ -134,7 +134,7 @@ func TestSummaryReadsBackWithExtrasEventsAndHost(t *testing.T) {
 	res.Final.Host.NICs = []host.NIC{{Name: "eth0", SpeedMbps: 1000}}
 	res.Events = []engine.Event{{At: 1500 * time.Millisecond, Kind: "threads", From: "1", To: "2", Text: "threads 1→2"}, {At: 2 * time.Second, Kind: "mark", Text: "here"}}
 	var b bytes.Buffer
-	if err := WriteJSON(&b, []*engine.PhaseResult{res}, engine.Info{CommandLine: "benchtop run memory -threads 2"}); err != nil {
+	if err := WriteJSON(&b, []*engine.PhaseResult{res}, engine.Info{Meta: engine.RunMeta{CommandLine: "benchtop run memory -threads 2"}}); err != nil {
 		t.Fatal(err)
 	}
 	var s Summary
@@ -150,11 +150,11 @@ func TestSummaryReadsBackWithExtrasEventsAndHost(t *testing.T) {
 	if len(s.Events) != 2 || s.Events[0].AtS != 1.5 || s.Events[0].Text != "threads 1→2" || s.Events[1].Kind != "mark" {
 		t.Errorf("events = %+v", s.Events)
 	}
-	if s.Host == nil || s.Host.Cores != 3 || len(s.Host.NICs) != 1 || s.Host.NICs[0].SpeedMbps != 1000 {
-		t.Errorf("host = %+v", s.Host)
+	if h := s.Machine(); h == nil || h.Cores != 3 || len(h.NICs) != 1 || h.NICs[0].SpeedMbps != 1000 || h.OS == "" {
+		t.Errorf("run.host = %+v", h)
 	}
-	if s.CommandLine != "benchtop run memory -threads 2" {
-		t.Errorf("command_line = %q", s.CommandLine)
+	if s.Run.CommandLine != "benchtop run memory -threads 2" || s.Run.Version.GoVersion == "" {
+		t.Errorf("run = %+v: want the command line and the build", s.Run)
 	}
 }
 
