@@ -27,23 +27,22 @@
 # created through the gateway by a small Go program (the hbase shell needs a
 # JRuby jar that is not fetched): .ci/servers/hbasetable.
 set -euo pipefail
+SRV_NAME=hbase
+SRV_GRACE=30 # the JVMs flush and leave ZooKeeper before they exit
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 VERSION=2.6.1
 PORT=${BENCHTOP_HBASE_PORT:-9090}
-HOST=127.0.0.1 # loopback only, ever
+HOST=$SRV_HOST
 TABLE=${BENCHTOP_HBASE_TABLE:-usertable}
 HEAP=${BENCHTOP_HBASE_HEAP:-768m}
 CACHE=${BENCHTOP_CACHE:-$HOME/.cache/benchtop}
 HOME_DIR=$CACHE/hbase-$VERSION
-RUN_DIR=${TMPDIR:-/tmp}/benchtop-hbase-$PORT
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
-log() { echo "hbase.sh: $*" >&2; }
-die() { log "$*"; exit 1; }
-
-case $PORT in
-'' | *[!0-9]*) die "BENCHTOP_HBASE_PORT must be a port number, not '$PORT'" ;;
-esac
+srv_port BENCHTOP_HBASE_PORT "$PORT"
+RUN_DIR=$(srv_state_dir "$PORT")
 ((PORT >= 1024 && PORT <= 65520)) || die "BENCHTOP_HBASE_PORT must be from 1024 to 65520 (it and PORT+10 to PORT+12 are used), not $PORT"
 # PORT+10 to +12, not the next ports: Kafka's broker and controller take
 # 9092 and 9093 beside the gateway's 9090.
@@ -147,17 +146,9 @@ java_flags() {
 	printf -- '-Dlog4j.configuration=file:%s/conf/log4j.properties -XX:+UseG1GC ' "$RUN_DIR"
 }
 
-# pid_of NAME prints the pid of our live JVM NAME (master or thrift).
-pid_of() {
-	local f=$RUN_DIR/$1.pid pid
-	[[ -f $f ]] || return 1
-	pid=$(cat "$f")
-	[[ $pid =~ ^[0-9]+$ ]] || return 1
-	[[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "-Dbenchtop.hbase=$PORT" || return 1
-	echo "$pid"
-}
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+# pid_of NAME prints the pid of our live JVM NAME (master or thrift): its
+# command line carries -Dbenchtop.hbase=PORT.
+pid_of() { srv_pid "$RUN_DIR/$1.pid" "-Dbenchtop.hbase=$PORT"; }
 
 print_env() {
 	echo "# HBase $VERSION standalone (ZooKeeper $HOST:$ZK_PORT, master $MASTER_PORT, region server $RS_PORT), Thrift2 gateway $HOST:$PORT (buffered transport, binary protocol)"
@@ -187,7 +178,7 @@ start() {
 	for p in "$PORT" "$ZK_PORT" "$MASTER_PORT" "$RS_PORT"; do
 		port_open "$p" && die "$HOST:$p is already in use by another process; set BENCHTOP_HBASE_PORT"
 	done
-	rm -rf "$RUN_DIR"
+	srv_remove_state "$RUN_DIR"
 	write_conf
 	local t0=$SECONDS
 	launch master org.apache.hadoop.hbase.master.HMaster "$HEAP" start
@@ -215,30 +206,10 @@ start() {
 	print_env
 }
 
-stop_one() {
-	local name=$1 pid i
-	if pid=$(pid_of "$name"); then
-		kill "$pid" 2>/dev/null || true
-		for ((i = 0; i < 300; i++)); do # 30 s, then the hard way
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -9 "$pid" 2>/dev/null || true
-		log "stopped $name (pid $pid)"
-	fi
-}
-
 stop() {
-	stop_one thrift
-	stop_one master
-	rm -rf "$RUN_DIR"
+	srv_stop "$RUN_DIR/thrift.pid" "the Thrift2 gateway" TERM "-Dbenchtop.hbase=$PORT"
+	srv_stop "$RUN_DIR/master.pid" "the HBase master" TERM "-Dbenchtop.hbase=$PORT"
+	srv_remove_state "$RUN_DIR"
 }
 
-case ${1:-} in
-start) start ;;
-stop) stop ;;
-*)
-	echo "usage: $0 start|stop" >&2
-	exit 2
-	;;
-esac
+srv_main "$@"
