@@ -373,7 +373,8 @@ func runCoordinator(ctx context.Context, c *fleet.Coordinator, o *cliOptions, in
 		res, err := c.Run(ctx)
 		done <- out{res, err}
 	}()
-	uiErr := tui.Run(ctx, tui.Options{Info: c.Info(), Snapshots: c.Snapshots(), Control: c, Theme: o.Theme})
+	uiErr := tui.Run(ctx, tui.Options{Info: c.Info(), Snapshots: c.Snapshots(), Control: c, Theme: o.Theme,
+		Baseline: o.Baseline.screen()}) // --baseline (baseline.go)
 	c.Stop()
 	r := <-done
 	if uiErr != nil && r.err == nil {
