@@ -117,7 +117,11 @@ func (b *baselineRun) screen() *common.Baseline {
 	if b == nil {
 		return nil
 	}
-	sb := &common.Baseline{Name: b.name(), PerInterval: b.run.PerInterval(), OpsPerSec: b.run.Summary.Throughput, Summary: &b.run.Summary}
+	sb := &common.Baseline{Name: b.name(), PerInterval: b.run.PerInterval(), OpsPerSec: b.run.Summary.Throughput, Summary: &b.run.Summary,
+		PhaseRates: map[string]float64{}}
+	for _, ph := range b.run.Summary.Phases {
+		sb.PhaseRates[ph.Phase] = ph.Throughput
+	}
 	for _, sp := range htmlreport.ThroughputSpans(b.run) {
 		sb.Spans = append(sb.Spans, common.BaselineSpan{From: secs(sp.FromS), To: secs(sp.ToS), Rate: sp.Rate})
 	}

@@ -1,14 +1,20 @@
 package htmlreport
 
-// Span is a rate held over a stretch of a run, timed in seconds from the
-// run's start.
-type Span struct{ FromS, ToS, Rate float64 }
+import "sort"
 
-// ThroughputSpans is a run's ops/s over time in its main phase (the run
-// phase; the load phase of a load), in time order, from the best source it
-// has, as its throughput chart draws it: the CSV time series, else the HDR
-// log's intervals, else one span per segment of the JSON summary. A live
-// run draws its --baseline from it.
+// Span is a rate held over a stretch of a run, timed in seconds from the
+// run's start; Load marks the load phase's.
+type Span struct {
+	FromS, ToS, Rate float64
+	Load             bool
+}
+
+// ThroughputSpans is a run's ops/s over time, in time order, from the best
+// source it has, as its throughput chart draws it: the CSV time series or
+// the HDR log's intervals (both phases, the load phase's marked Load),
+// else one span per segment of the JSON summary (its main phase). A live
+// run draws its --baseline from it, load phase and all, as it draws its
+// own.
 func ThroughputSpans(run *Run) []Span {
 	var main, load []Span
 	switch {
@@ -17,7 +23,7 @@ func ThroughputSpans(run *Run) []Span {
 			if r.IntervalS <= 0 {
 				continue
 			}
-			sp := Span{r.ElapsedS - r.IntervalS, r.ElapsedS, r.OpsPerSec}
+			sp := Span{FromS: r.ElapsedS - r.IntervalS, ToS: r.ElapsedS, Rate: r.OpsPerSec, Load: r.Phase == "load"}
 			if r.Phase == "load" {
 				load = append(load, sp)
 			} else {
@@ -26,21 +32,23 @@ func ThroughputSpans(run *Run) []Span {
 		}
 	case len(run.Intervals) > 0:
 		for _, r := range intervalRates(run) {
+			sp := Span{FromS: r.startS, ToS: r.endS, Rate: r.rate, Load: r.load}
 			if r.load {
-				load = append(load, Span{r.startS, r.endS, r.rate})
+				load = append(load, sp)
 			} else {
-				main = append(main, Span{r.startS, r.endS, r.rate})
+				main = append(main, sp)
 			}
 		}
 	default:
 		for _, g := range run.Summary.Segments {
-			main = append(main, Span{g.StartS, g.StartS + g.DurationS, g.OpsPerSec})
+			main = append(main, Span{FromS: g.StartS, ToS: g.StartS + g.DurationS, Rate: g.OpsPerSec})
 		}
 	}
-	if len(main) == 0 {
-		return load
-	}
-	return main
+	// The load phase comes first; sorting keeps that true of logs whose
+	// intervals are out of order.
+	out := append(load, main...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ToS < out[j].ToS })
+	return out
 }
 
 // PerInterval tells whether ThroughputSpans has one span per interval (a

@@ -20,8 +20,10 @@ type Baseline struct {
 	// PerInterval is true when Spans has one span per interval (its CSV
 	// time series or HDR log was given), false when one per segment.
 	PerInterval bool
-	// OpsPerSec is its throughput over its main phase.
-	OpsPerSec float64
+	// OpsPerSec is its throughput over its main phase; PhaseRates over
+	// each phase ("load", "run"), compared with the live phase's.
+	OpsPerSec  float64
+	PhaseRates map[string]float64
 	// Summary is its JSON summary: its segments are compared with the
 	// live ones of the same configuration.
 	Summary *report.Summary
@@ -32,6 +34,17 @@ type Baseline struct {
 type BaselineSpan struct {
 	From, To time.Duration
 	Rate     float64
+}
+
+// PhaseRate is the baseline's throughput over the phase (its main
+// throughput when it has no record per phase); ok is false when it did
+// not run that phase.
+func (b *Baseline) PhaseRate(phase string) (rate float64, ok bool) {
+	if len(b.PhaseRates) == 0 {
+		return b.OpsPerSec, true
+	}
+	rate, ok = b.PhaseRates[phase]
+	return rate, ok
 }
 
 // Segment is the baseline's segment of the given configuration (its

@@ -112,23 +112,28 @@ func drawBaseline(c *canvas.Model, rows []int, s lipgloss.Style) {
 }
 
 // baselineLine is the legend of the baseline: its name, its throughput
-// and the live run's mean beside it, shortened to fit w.
-func (m *Model) baselineLine(mean float64, unit string, w int) string {
+// over the phase running now (its main one if it did not run that phase)
+// and the live phase's mean beside it, shortened to fit w.
+func (m *Model) baselineLine(phase string, mean float64, unit string, w int) string {
 	st := m.ctx.Styles
 	b := m.ctx.Baseline
+	rate, same := b.PhaseRate(phase)
+	if !same {
+		rate, mean = b.OpsPerSec, 0 // nothing to compare this phase with
+	}
 	name := st.Baseline.Render("── baseline: " + b.Name)
 	if !b.PerInterval {
 		name += st.Baseline.Render(" (per segment)")
 	}
 	sep := st.Muted.Render(" · ")
-	long := format.Int(int64(b.OpsPerSec+0.5)) + " " + unit
-	short := format.SI(b.OpsPerSec)
+	long := format.Int(int64(rate+0.5)) + " " + unit
+	short := format.SI(rate)
 	var cands []string
 	if mean > 0 {
-		pct := st.Muted.Render(" (" + common.SignedPct(common.PctChange(b.OpsPerSec, mean)) + ")")
+		pct := st.Muted.Render(" (" + common.SignedPct(common.PctChange(rate, mean)) + ")")
 		cands = append(cands,
-			name+sep+st.Text.Render(long)+st.Muted.Render(" · this run ")+st.Text.Render(format.Int(int64(mean+0.5)))+pct,
-			name+sep+st.Text.Render(short)+st.Muted.Render(" · this run ")+st.Text.Render(format.SI(mean))+pct,
+			name+sep+st.Text.Render(long)+st.Muted.Render(" · this "+phase+" ")+st.Text.Render(format.Int(int64(mean+0.5)))+pct,
+			name+sep+st.Text.Render(short)+st.Muted.Render(" · this "+phase+" ")+st.Text.Render(format.SI(mean))+pct,
 			name+" "+st.Text.Render(short)+pct)
 	}
 	cands = append(cands, name+sep+st.Text.Render(long), name+" "+st.Text.Render(short))

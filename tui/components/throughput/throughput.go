@@ -121,11 +121,13 @@ func (m *Model) Render(h *history.History) {
 		lines = append(lines, common.FitTail(strings.Repeat(" ", labelW+1)+legend, iw))
 	}
 	if blRow {
-		mean := 0.0
+		mean, phase := 0.0, "run"
 		if h.Last != nil {
-			mean = h.MeanRate
+			mean, phase = h.MeanRate, string(h.Last.Phase)
+		} else if m.ctx.Info.Command == "load" {
+			phase = "load"
 		}
-		lines = append(lines, strings.Repeat(" ", labelW+1)+m.baselineLine(mean, unit, iw-labelW-1))
+		lines = append(lines, strings.Repeat(" ", labelW+1)+m.baselineLine(phase, mean, unit, iw-labelW-1))
 	}
 	m.view = common.Panel(st, bordered, title, lines, m.w, m.h)
 }
@@ -244,7 +246,7 @@ func (m *Model) chart(vals, targets, baseline []float64, w, h int) []string {
 		peak = math.Max(peak, v)
 	}
 	// Show the target line too, unless it is far above what is achieved;
-	// and the baseline's, on the same terms.
+	// and always the baseline's: how far below it the run is matters.
 	ceiling := peak * 2
 	if ceiling == 0 {
 		ceiling = math.Inf(1)
@@ -254,9 +256,7 @@ func (m *Model) chart(vals, targets, baseline []float64, w, h int) []string {
 			peak = math.Max(peak, t)
 		}
 	}
-	if bp := baselinePeak(baseline); bp <= ceiling {
-		peak = math.Max(peak, bp)
-	}
+	peak = math.Max(peak, baselinePeak(baseline))
 	// The streamline chart plots value v on row round(v*h/yMax) from the
 	// bottom, so the top row (h-1) holds yMax*(h-1)/h: make that a round
 	// number just above the peak, so that the scale follows the data down
