@@ -38,6 +38,9 @@ type cliOptions struct {
 	Duration   time.Duration
 	Thresholds []string
 	Screen     screenFlags // [screen] --log, --serve-ssh, --ssh-*-keys
+	// --baseline files as given, and the run they hold (baseline.go).
+	BaselineFiles []string
+	Baseline      *baselineRun
 }
 
 // flagValues are what the flags gave before the properties are assembled.
@@ -62,6 +65,9 @@ func parseArgs(args []string) (*cliOptions, error) {
 		return o, err
 	}
 	if err := o.Screen.check(); err != nil { // [screen]
+		return nil, err
+	}
+	if o.Baseline, err = loadBaseline(o.BaselineFiles); err != nil { // baseline.go
 		return nil, err
 	}
 	if err := assembleProps(o, fv); err != nil {
@@ -149,8 +155,12 @@ func init() {
 		"step":       {"a duration", func(_ *cliOptions, fv *flagValues, v string) error { fv.step = v; return nil }},
 		"db":         {"an adapter name", setDB},
 		"html":       {"a file name", str(func(o *cliOptions) *string { return &o.HTML })}, // html report
-		"duration":   {"a duration, e.g. 60s", runFlag("duration")},                        // thresholds.go
-		"threshold":  {"an expression, e.g. READ.p99<10ms", runFlag("threshold")},
+		"baseline": {"a JSON summary (--json), and again its --timeseries CSV or --hdr-log if you like", func(o *cliOptions, _ *flagValues, v string) error {
+			o.BaselineFiles = append(o.BaselineFiles, v) // read once all flags are in (baseline.go)
+			return nil
+		}},
+		"duration":  {"a duration, e.g. 60s", runFlag("duration")}, // thresholds.go
+		"threshold": {"an expression, e.g. READ.p99<10ms", runFlag("threshold")},
 		// [screen] the live screen's own flags (cli_screen.go).
 		"log":                 {"a file name", screenFlag("log")},
 		"serve-ssh":           {"HOST:PORT", screenFlag("serve-ssh")},

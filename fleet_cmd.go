@@ -303,6 +303,7 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 	report.WriteText(stdout, results, c.Info())
 	writeFleetText(stdout, c)
 	writeFailedSteps(stdout, failed)
+	o.Baseline.writeComment(stdout, results, c.Info()) // --baseline (baseline.go)
 	if err := finishFleetExports(e, o, results, c, failed); err != nil {
 		fmt.Fprintf(stderr, "benchtop: %v\n", err)
 		runErr = err
@@ -373,7 +374,8 @@ func runCoordinator(ctx context.Context, c *fleet.Coordinator, o *cliOptions, in
 		res, err := c.Run(ctx)
 		done <- out{res, err}
 	}()
-	uiErr := tui.Run(ctx, tui.Options{Info: c.Info(), Snapshots: c.Snapshots(), Control: c, Theme: o.Theme})
+	uiErr := tui.Run(ctx, tui.Options{Info: c.Info(), Snapshots: c.Snapshots(), Control: c, Theme: o.Theme,
+		Baseline: o.Baseline.screen()}) // --baseline (baseline.go)
 	c.Stop()
 	r := <-done
 	if uiErr != nil && r.err == nil {
@@ -388,7 +390,7 @@ func finishFleetExports(e *exports, o *cliOptions, results []*engine.PhaseResult
 	e.jsonPath = "" // written here, with the agents
 	err := e.finish(results, c.Info(), failed)
 	if o.JSON != "" {
-		if jerr := writeFleetJSON(o.JSON, results, c); jerr != nil {
+		if jerr := writeFleetJSON(o.JSON, results, c, o.Baseline); jerr != nil {
 			err = errors.Join(err, fmt.Errorf("--json: %w", jerr))
 		} else {
 			e.paths = append(e.paths, o.JSON)
@@ -445,7 +447,7 @@ func writeFleetText(w io.Writer, c *fleet.Coordinator) {
 
 // writeFleetJSON is the JSON summary of the merged run with "agents":
 // each agent's figures, host facts and its own reports.
-func writeFleetJSON(path string, results []*engine.PhaseResult, c *fleet.Coordinator) error {
+func writeFleetJSON(path string, results []*engine.PhaseResult, c *fleet.Coordinator, base *baselineRun) error {
 	var b strings.Builder
 	if err := report.WriteJSON(&b, results, c.Info()); err != nil {
 		return err
@@ -456,6 +458,9 @@ func writeFleetJSON(path string, results []*engine.PhaseResult, c *fleet.Coordin
 	}
 	doc["agents"] = c.Agents()
 	doc["fleet"] = map[string]any{"agents": len(c.Agents()), "lost": c.Lost()}
+	if base != nil {
+		doc["baseline"] = base.jsonMember()
+	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

@@ -304,6 +304,34 @@ func TestFleetRedis(t *testing.T) {
 		}
 	})
 
+	t.Run("--baseline: the comparison in the text, JSON and HTML", func(t *testing.T) {
+		base := filepath.Join(dir, "run.json")
+		if _, err := os.Stat(base); err != nil {
+			t.Skip("no run.json: the run above failed")
+		}
+		js, page := filepath.Join(dir, "vs.json"), filepath.Join(dir, "vs.html")
+		out, errs, code := runBenchtop(t, bin, append([]string{"run"}, append(common, "-threads", "2",
+			"-p", "operationcount=600", "--baseline", base, "--json", js, "--html", page)...)...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, errs, out)
+		}
+		if !strings.Contains(out, "# baseline: run.json: throughput ") {
+			t.Errorf("no '# baseline:' line after the fleet's report:\n%s", out)
+		}
+		var doc struct {
+			Baseline *struct {
+				JSON string `json:"json"`
+			} `json:"baseline"`
+		}
+		b, _ := os.ReadFile(js)
+		if err := json.Unmarshal(b, &doc); err != nil || doc.Baseline == nil || doc.Baseline.JSON != base {
+			t.Errorf("the fleet's JSON does not name the baseline (%v): %+v", err, doc.Baseline)
+		}
+		if html, _ := os.ReadFile(page); !bytes.Contains(html, []byte(`id="chart-compare-throughput"`)) {
+			t.Error("the fleet's --html page is not the comparison")
+		}
+	})
+
 	t.Run("controls reach every agent", func(t *testing.T) {
 		cfg, props := fleetConfig(t, raddr, table, map[string]string{"target": "3000", "threadcount": "1", "maxexecutiontime": "6"})
 		var mu sync.Mutex

@@ -39,6 +39,7 @@ func runInteractive(ctx context.Context, r *engine.Runner, o *cliOptions, outs *
 		Viewers:    vw.count(),
 		Notice:     note,
 		Demo:       demoCaptions(o),
+		Baseline:   o.Baseline.screen(), // --baseline (baseline.go)
 	})
 	restore()
 	r.Stop()

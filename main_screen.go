@@ -44,6 +44,7 @@ func startViewers(o *cliOptions, r *engine.Runner, save func() (string, error)) 
 		Theme:          o.Theme,
 		SaveReport:     save,
 		Demo:           demoCaptions(o),
+		Baseline:       o.Baseline.screen(), // --baseline (baseline.go)
 	})
 	if err != nil {
 		return v, "", err

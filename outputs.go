@@ -27,8 +27,9 @@ type exports struct {
 	hdr      *tempFile
 	seriesW  *report.TimeSeries
 	hdrW     *report.HDRLog
-	html     *htmlOutput // html report: report_cmd.go
-	paths    []string    // written, for the "wrote" lines
+	html     *htmlOutput  // html report: report_cmd.go
+	baseline *baselineRun // --baseline (baseline.go)
+	paths    []string     // written, for the "wrote" lines
 }
 
 // tempFile is a file being written beside its final name.
@@ -168,7 +169,20 @@ func (e *exports) start(o *cliOptions, runStart time.Time) error {
 		e.html = h
 	}
 	e.jsonPath = o.JSON
+	e.baseline = o.Baseline
+	if e.html != nil && o.Baseline != nil { // --baseline: the comparison
+		e.html.baseline, e.html.runName = o.Baseline, runName(o)
+	}
 	return nil
+}
+
+// runName labels this run beside a baseline: its JSON summary's name, or
+// "this run".
+func runName(o *cliOptions) string {
+	if o.JSON != "" {
+		return o.JSON
+	}
+	return "this run"
 }
 
 // finish writes the JSON summary and puts every export under its final
@@ -194,7 +208,7 @@ func (e *exports) finish(results []*engine.PhaseResult, info engine.Info, failed
 		errs = append(errs, e.done("--hdr-log", e.hdr.final, err))
 	}
 	if e.jsonPath != "" {
-		err := writeFileAtomic(e.jsonPath, func(w io.Writer) error { return writeJSON(w, results, info, failed) })
+		err := writeFileAtomic(e.jsonPath, func(w io.Writer) error { return writeJSON(w, results, info, failed, e.baseline) })
 		errs = append(errs, e.done("--json", e.jsonPath, err))
 	}
 	if e.html != nil { // html report
@@ -240,9 +254,9 @@ type failedStep struct {
 }
 
 // writeJSON writes the JSON summary, with a "failed_steps" member when
-// a step failed.
-func writeJSON(w io.Writer, results []*engine.PhaseResult, info engine.Info, failed []steps.Failure) error {
-	if len(failed) == 0 {
+// a step failed and a "baseline" member with --baseline.
+func writeJSON(w io.Writer, results []*engine.PhaseResult, info engine.Info, failed []steps.Failure, base *baselineRun) error {
+	if len(failed) == 0 && base == nil {
 		return report.WriteJSON(w, results, info)
 	}
 	var buf bytes.Buffer
@@ -253,15 +267,24 @@ func writeJSON(w io.Writer, results []*engine.PhaseResult, info engine.Info, fai
 	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
 		return err
 	}
-	list := make([]failedStep, len(failed))
-	for i, f := range failed {
-		list[i] = failedStep{Step: f.Step.String(), AtS: f.Step.At.Seconds(), Source: f.Step.Source, Error: oneLine(f.Err)}
+	if len(failed) > 0 {
+		list := make([]failedStep, len(failed))
+		for i, f := range failed {
+			list[i] = failedStep{Step: f.Step.String(), AtS: f.Step.At.Seconds(), Source: f.Step.Source, Error: oneLine(f.Err)}
+		}
+		b, err := json.Marshal(list)
+		if err != nil {
+			return err
+		}
+		m["failed_steps"] = b
 	}
-	b, err := json.Marshal(list)
-	if err != nil {
-		return err
+	if base != nil {
+		b, err := json.Marshal(base.jsonMember())
+		if err != nil {
+			return err
+		}
+		m["baseline"] = b
 	}
-	m["failed_steps"] = b
 	out, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -286,8 +309,12 @@ func saveNow(r *engine.Runner, e *exports) (string, error) {
 		report.WriteText(w, results, r.Info())
 		return nil
 	})
+	var bl *baselineRun
+	if e != nil {
+		bl = e.baseline
+	}
 	if err == nil {
-		err = writeFileAtomic(base+".json", func(w io.Writer) error { return report.WriteJSON(w, results, r.Info()) })
+		err = writeFileAtomic(base+".json", func(w io.Writer) error { return writeJSON(w, results, r.Info(), nil, bl) })
 	}
 	if err != nil {
 		return "", fmt.Errorf("save report: %w", err)

@@ -175,6 +175,10 @@ func readRun(jsonPath, hlogPath, csvPath string) (*htmlreport.Run, error) {
 type htmlOutput struct {
 	path string
 	rec  *htmlreport.Recorder
+	// baseline, with --baseline: the report is the comparison with it,
+	// this run labelled runName.
+	baseline *baselineRun
+	runName  string
 }
 
 // newHTMLOutput checks the path and starts recording; start is the
@@ -191,7 +195,13 @@ func (h *htmlOutput) render(w io.Writer, results []*engine.PhaseResult, info eng
 	if len(results) == 0 {
 		return errors.New("nothing measured yet")
 	}
-	rep, err := h.rec.Report(results, info)
+	var rep *htmlreport.Report
+	var err error
+	if h.baseline != nil {
+		rep, err = h.rec.Compare(h.baseline.run, h.baseline.json, h.runName, results, info)
+	} else {
+		rep, err = h.rec.Report(results, info)
+	}
 	if err != nil {
 		return err
 	}

@@ -241,6 +241,7 @@ func finishRun(p *plan, results []*engine.PhaseResult, runErr error, stdout, std
 		runErr = err
 	}
 	writeFailedSteps(stdout, failed)
+	p.exports.baseline.writeComment(stdout, results, info) // --baseline (baseline.go)
 	if err := p.exports.finish(results, info, failed); err != nil {
 		fmt.Fprintf(stderr, "benchtop: %v\n", err)
 		runErr = err

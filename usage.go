@@ -22,6 +22,9 @@ benchtop flags (also with --):
   --json FILE        JSON summary (segments, operations, phases)
   --timeseries FILE  CSV, one row per interval
   --hdr-log FILE     HdrHistogram interval log
+  --html FILE        the report to hand over: one self-contained HTML page
+  --baseline FILE    an earlier run to compare with: its --json summary, and again its
+                     --timeseries CSV or --hdr-log for its throughput per interval
   --at OFFSET:key=value   scheduled live change: threads, partitions, target, pause, resume, mark, stop
                           e.g. --at 5s:threads=16 --at 10s:partitions=8
   --sweep key=v1,v2,...   a staircase of --at steps, one segment per value (threads, partitions, target)

@@ -218,13 +218,6 @@ func compareSegments(base, run *Run) *Table {
 		target         float64
 	}
 	key := func(g report.SegmentSummary) cfg { return cfg{g.Threads, g.Partitions, g.Target} }
-	// The baseline's longest segment of each configuration.
-	bestOf := map[cfg]report.SegmentSummary{}
-	for _, g := range base.Summary.Segments {
-		if cur, ok := bestOf[key(g)]; !ok || g.DurationS > cur.DurationS {
-			bestOf[key(g)] = g
-		}
-	}
 	// Configurations in the order the run first held them, then the
 	// baseline's others.
 	var order []cfg
@@ -243,7 +236,8 @@ func compareSegments(base, run *Run) *Table {
 		}
 	}
 	for _, k := range order {
-		bg, ok := bestOf[k]
+		// The baseline's longest segment of the configuration.
+		bg, ok := base.Summary.SegmentLike(k.threads, k.parts, k.target)
 		if ok {
 			row := segmentRow(bg, nil, "baseline")
 			row.Class = "baseline"

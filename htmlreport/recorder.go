@@ -51,6 +51,25 @@ func (r *Recorder) Interval(phase engine.Phase, names []string, start, end time.
 // Report builds the report of the run so far from the results: the JSON
 // summary as --json writes it, and the recorded series, read back.
 func (r *Recorder) Report(results []*engine.PhaseResult, info engine.Info) (*Report, error) {
+	run, err := r.Run(results, info)
+	if err != nil {
+		return nil, err
+	}
+	return Build(run), nil
+}
+
+// Compare builds the report of the run so far against a baseline run, as
+// `benchtop report --compare` does; the names label both runs.
+func (r *Recorder) Compare(base *Run, baseName, runName string, results []*engine.PhaseResult, info engine.Info) (*Report, error) {
+	run, err := r.Run(results, info)
+	if err != nil {
+		return nil, err
+	}
+	return Compare(base, run, baseName, runName), nil
+}
+
+// Run is the run so far as `benchtop report` reads it from the exports.
+func (r *Recorder) Run(results []*engine.PhaseResult, info engine.Info) (*Run, error) {
 	var js bytes.Buffer
 	if err := report.WriteJSON(&js, results, info); err != nil {
 		return nil, fmt.Errorf("html report: %w", err)
@@ -75,7 +94,7 @@ func (r *Recorder) Report(results []*engine.PhaseResult, info engine.Info) (*Rep
 	if err := run.ReadHDRLog(bytes.NewReader(hlog)); err != nil {
 		return nil, err
 	}
-	return Build(run), nil
+	return run, nil
 }
 
 // WriteFile writes the report of the run so far to path.

@@ -57,41 +57,16 @@ func throughputChart(run *Run, notes *[]string) *Chart {
 		}
 	case len(run.Intervals) > 0:
 		c.Caption = "Operations per second in each interval, counted from the HDR log's histograms; vertical lines are the changes and marks."
-		type key struct {
-			load       bool
-			start, end int64
-		}
-		counts := map[key]int64{}
-		fails := map[key]int64{}
-		for _, iv := range run.Intervals {
-			if iv.Intended {
-				continue
-			}
-			k := key{iv.Load, int64(math.Round(iv.StartS * 1e3)), int64(math.Round(iv.EndS * 1e3))}
-			counts[k] += iv.H.TotalCount()
-			if iv.Failed {
-				fails[k] += iv.H.TotalCount()
-			}
-		}
-		keys := make([]key, 0, len(counts))
-		for k := range counts {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool { return keys[i].end < keys[j].end })
 		var load, main, errs []XY
-		for _, k := range keys {
-			d := float64(k.end-k.start) / 1e3
-			if d <= 0 {
-				continue
-			}
-			p := XY{float64(k.end) / 1e3, float64(counts[k]) / d}
-			if k.load {
+		for _, r := range intervalRates(run) {
+			p := XY{r.endS, r.rate}
+			if r.load {
 				load = append(load, p)
 			} else {
 				main = append(main, p)
 			}
-			if fails[k] > 0 {
-				errs = append(errs, XY{p.X, float64(fails[k]) / d})
+			if r.failRate > 0 {
+				errs = append(errs, XY{p.X, r.failRate})
 			}
 		}
 		c.Series = appendSeries(c.Series, Series{Name: "load phase", Color: colGrey, Points: load}, Series{Name: "ops/s", Color: colBlue, Points: main})
@@ -106,6 +81,50 @@ func throughputChart(run *Run, notes *[]string) *Chart {
 		return nil
 	}
 	return c
+}
+
+// intervalRate is the ops/s (and failed ops/s) of one interval of the HDR
+// log, timed in seconds from the run's start.
+type intervalRate struct {
+	load           bool
+	startS, endS   float64
+	rate, failRate float64
+}
+
+// intervalRates counts the HDR log's histograms per interval, in time
+// order.
+func intervalRates(run *Run) []intervalRate {
+	type key struct {
+		load       bool
+		start, end int64
+	}
+	counts := map[key]int64{}
+	fails := map[key]int64{}
+	for _, iv := range run.Intervals {
+		if iv.Intended {
+			continue
+		}
+		k := key{iv.Load, int64(math.Round(iv.StartS * 1e3)), int64(math.Round(iv.EndS * 1e3))}
+		counts[k] += iv.H.TotalCount()
+		if iv.Failed {
+			fails[k] += iv.H.TotalCount()
+		}
+	}
+	keys := make([]key, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].end < keys[j].end })
+	var out []intervalRate
+	for _, k := range keys {
+		d := float64(k.end-k.start) / 1e3
+		if d <= 0 {
+			continue
+		}
+		out = append(out, intervalRate{load: k.load, startS: float64(k.start) / 1e3, endS: float64(k.end) / 1e3,
+			rate: float64(counts[k]) / d, failRate: float64(fails[k]) / d})
+	}
+	return out
 }
 
 // segmentSteps draws one flat step per segment.

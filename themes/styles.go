@@ -22,6 +22,7 @@ type Styles struct {
 	PanelTitle lipgloss.Style
 
 	ChartLine   lipgloss.Style
+	Baseline    lipgloss.Style // the --baseline run's line and label, faint
 	ChartAxis   lipgloss.Style
 	ChartLabel  lipgloss.Style
 	Marker      lipgloss.Style // ▲ on the time axis
@@ -89,6 +90,7 @@ func NewStylesWithRenderer(r *lipgloss.Renderer, t Theme) Styles {
 		PanelTitle: bold(fg(t.Accent)),
 
 		ChartLine:   strong(fg(t.Line)),
+		Baseline:    fg(t.Baseline), // never bold: it stays behind the line
 		ChartAxis:   fg(t.Border),
 		ChartLabel:  fg(t.Muted),
 		Marker:      bold(fg(t.Marker)),

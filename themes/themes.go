@@ -29,6 +29,9 @@ type Theme struct {
 
 	Line   lipgloss.TerminalColor // the throughput line
 	Marker lipgloss.TerminalColor // event markers on the time axis
+	// Baseline is the faint line of an earlier run (--baseline) behind the
+	// throughput line: dimmer than Line, still visible on the background.
+	Baseline lipgloss.TerminalColor
 
 	P50 lipgloss.TerminalColor // sparkline colours per percentile
 	P95 lipgloss.TerminalColor
@@ -67,6 +70,7 @@ var dark = Theme{
 	Alarm:      c("#f7768e", "204", "9"),
 	Line:       c("#7dcfff", "117", "14"),
 	Marker:     c("#e0af68", "179", "11"),
+	Baseline:   c("#565f89", "60", "8"),
 	P50:        c("#7dcfff", "117", "14"),
 	P95:        c("#bb9af7", "141", "13"),
 	P99:        c("#ff9e64", "215", "11"),
@@ -89,6 +93,7 @@ var light = Theme{
 	Alarm:      c("#cf222e", "160", "1"),
 	Line:       c("#0969da", "26", "4"),
 	Marker:     c("#bc4c00", "130", "3"),
+	Baseline:   c("#8c959f", "245", "7"),
 	P50:        c("#0969da", "26", "4"),
 	P95:        c("#8250df", "98", "5"),
 	P99:        c("#bc4c00", "130", "1"),
@@ -112,6 +117,7 @@ var highContrast = Theme{
 	Alarm:      c("#ff0000", "196", "9"),
 	Line:       c("#00ffff", "51", "14"),
 	Marker:     c("#ffff00", "226", "11"),
+	Baseline:   c("#a8a8a8", "248", "7"),
 	P50:        c("#00ffff", "51", "14"),
 	P95:        c("#ffff00", "226", "11"),
 	P99:        c("#ff00ff", "201", "13"),
@@ -137,6 +143,7 @@ var colorblind = Theme{
 	Alarm:      c("#d55e00", "166", "1"),
 	Line:       c("#56b4e9", "74", "12"),
 	Marker:     c("#f0e442", "227", "11"),
+	Baseline:   c("#7f7f7f", "244", "8"),
 	P50:        c("#56b4e9", "74", "12"),
 	P95:        c("#e69f00", "178", "3"),
 	P99:        c("#cc79a7", "175", "5"),

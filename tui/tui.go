@@ -18,6 +18,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/themes"
+	"benchtop/tui/common"
 )
 
 // Options is what Run needs.
@@ -51,6 +52,8 @@ type Options struct {
 	Notice string
 	// Demo is the scripted scenario being played, for its captions.
 	Demo []DemoStep
+	// Baseline is an earlier run to draw beside this one (--baseline).
+	Baseline *common.Baseline
 }
 
 // DemoStep is one step of a scripted scenario as the screen captions it:

@@ -164,6 +164,7 @@ func newModel(opts Options, theme themes.Theme) *Model {
 		Styles:   stylesFor(opts.Renderer, theme),
 		Info:     opts.Info,
 		Interval: opts.Interval,
+		Baseline: opts.Baseline,
 	}
 	m := &Model{
 		ctx:        ctx,

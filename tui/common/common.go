@@ -26,6 +26,8 @@ type Context struct {
 	// Bordered is true when there is room for boxed panels; compact
 	// screens draw a title rule instead of a box.
 	Bordered bool
+	// Baseline is the run given with --baseline, nil without one.
+	Baseline *Baseline
 }
 
 // Width is the display width of s (ANSI sequences ignored).

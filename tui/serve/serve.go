@@ -28,6 +28,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/tui"
+	"benchtop/tui/common"
 	"benchtop/tui/fanout"
 )
 
@@ -51,6 +52,8 @@ type Options struct {
 	// Depth is each viewer's snapshot buffer (default 4): a viewer further
 	// behind skips to the newest.
 	Depth int
+	// Baseline is the --baseline run every session draws beside this one.
+	Baseline *common.Baseline
 }
 
 // Server is a running SSH viewer server.
@@ -230,6 +233,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Renderer:   bubbletea.MakeRenderer(sess),
 		Notice:     notice,
 		Demo:       s.opts.Demo,
+		Baseline:   s.opts.Baseline,
 	})
 	if err != nil {
 		wish.Fatalln(sess, "benchtop: "+err.Error())

@@ -100,6 +100,10 @@ func (m *Model) Render(h *history.History) {
 		}
 	}
 	sort.Strings(extras)
+	// The baseline's figures beside the live ones (its segment of the same
+	// configuration) where they fit.
+	bl := m.ctx.Baseline
+	withDelta := bl != nil && bl.Summary != nil && len(bl.Summary.Segments) > 0
 	build := func(wide bool) []column {
 		cols := []column{{"#", 3, false}, {"from", 6, false}, {"dur", 6, false}, {"thr", 4, false},
 			{"part", 5, false}, {"target", 7, false}, {"ops/s", 7, false}, {"p50", 7, false},
@@ -123,6 +127,9 @@ func (m *Model) Render(h *history.History) {
 		}
 		return cols
 	}
+	withDeltas := func(cols []column) []column {
+		return append(cols, column{deltaOps, 9, false}, column{deltaP99, 9, false})
+	}
 	width := func(cols []column) int {
 		n := 1
 		for _, c := range cols {
@@ -134,13 +141,24 @@ func (m *Model) Render(h *history.History) {
 	const markW = 9
 	cols := build(true)
 	wide := iw >= 110 && width(cols)+markW <= iw
-	if !wide {
+	deltas := false
+	switch {
+	case withDelta && iw >= 110 && width(withDeltas(build(true)))+markW <= iw:
+		cols, wide, deltas = withDeltas(build(true)), true, true
+	case withDelta && width(withDeltas(build(false)))+markW <= iw:
+		cols, wide, deltas = withDeltas(build(false)), false, true
+	case !wide:
 		cols = build(false)
 		for width(cols)+markW > iw && len(cols) > len(build(false))-len(extras) {
 			cols = cols[:len(cols)-1] // extras that do not fit
 		}
 	}
-	extras = extras[:max(0, len(cols)-len(build(wide))+len(extras))]
+	if !deltas {
+		extras = extras[:max(0, len(cols)-len(build(wide))+len(extras))]
+	}
+	if deltas {
+		title = "Segments (● the current one) · Δ: against baseline " + bl.Name + ", same configuration · tab: back"
+	}
 	used := width(cols)
 	changeW := 0
 	if wide && iw-used-10 >= 14 {
@@ -280,6 +298,9 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 			vals = append(vals, "-")
 		}
 	}
+	if hasColumn(cols, deltaOps) {
+		vals = append(vals, m.deltas(s)...)
+	}
 	var b strings.Builder
 	b.WriteString(" ")
 	for i, c := range cols {
@@ -333,6 +354,25 @@ func ExtraName(k string) string {
 		name += "/s"
 	}
 	return name
+}
+
+// The columns of the differences against the baseline's segment of the
+// same configuration.
+const (
+	deltaOps = "Δ ops/s"
+	deltaP99 = "Δ p99"
+)
+
+// deltas are the Δ ops/s and Δ p99 cells of s: its change against the
+// baseline's segment of the same threads, partitions and target, "-" when
+// the baseline never held that configuration.
+func (m *Model) deltas(s engine.Segment) []string {
+	g, ok := m.ctx.Baseline.Segment(s.Threads, s.Partitions, s.Target)
+	if !ok {
+		return []string{"-", "-"}
+	}
+	p99 := float64(s.P99) / 1e3 // µs, as the summary holds it
+	return []string{common.SignedPct(common.PctChange(g.OpsPerSec, s.OpsPerSec)), common.SignedPct(common.PctChange(g.P99US, p99))}
 }
 
 func hasColumn(cols []column, title string) bool {

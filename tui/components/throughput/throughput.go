@@ -73,32 +73,61 @@ func (m *Model) Render(h *history.History) {
 	if h.RateName != "" {
 		title = h.RateName + " · " + unit + " · " + what
 	}
+	// The baseline is in ops/s: not drawn against a workload's own rate.
+	bl := m.ctx.Baseline
+	if bl != nil && unit != "ops/s" {
+		bl = nil
+	}
+	// Its legend gets a row of its own where the chart keeps 4; else its
+	// name goes into the title.
+	blRow := bl != nil && ih >= 7
+	if bl != nil && !blRow {
+		title += " · ── baseline: " + bl.Name
+	}
 	if iw < labelW+10 || ih < 3 {
 		m.view = common.Panel(st, bordered, title, nil, m.w, m.h)
 		return
 	}
 	// Rows: chart, axis with markers, then marker labels where room
-	// allows, and a legend of the markers the labels could not show.
+	// allows, a legend of the markers the labels could not show, and the
+	// baseline's legend.
 	labelRows := 1
 	if ih < 6 {
 		labelRows = 0
 	}
 	graphW := iw - labelW - 1
 	vals, targets, bucket, firstK := Columns(h.Points(), end, span, graphW)
+	var blVals []float64
+	if bl != nil {
+		blVals = BaselineColumns(bl.Spans, firstK, bucket, graphW)
+	}
 	axis, labels, legend := m.axis(h.Events(), span, bucket, firstK, graphW)
-	if legend != "" && labelRows > 0 && ih >= 10 {
+	extra := 0
+	if blRow {
+		extra = 1
+	}
+	if legend != "" && labelRows > 0 && ih >= 10+extra {
 		labelRows = 2
 	}
-	chartH := ih - 1 - labelRows
+	chartH := ih - 1 - labelRows - extra
 
 	lines := make([]string, 0, ih)
-	lines = append(lines, m.chart(vals, targets, iw, chartH)...)
+	lines = append(lines, m.chart(vals, targets, blVals, iw, chartH)...)
 	lines = append(lines, axis)
 	if labelRows > 0 {
 		lines = append(lines, labels)
 	}
 	if labelRows > 1 {
 		lines = append(lines, common.FitTail(strings.Repeat(" ", labelW+1)+legend, iw))
+	}
+	if blRow {
+		mean, phase := 0.0, "run"
+		if h.Last != nil {
+			mean, phase = h.MeanRate, string(h.Last.Phase)
+		} else if m.ctx.Info.Command == "load" {
+			phase = "load"
+		}
+		lines = append(lines, strings.Repeat(" ", labelW+1)+m.baselineLine(phase, mean, unit, iw-labelW-1))
 	}
 	m.view = common.Panel(st, bordered, title, lines, m.w, m.h)
 }
@@ -210,13 +239,14 @@ func NiceCeil(v float64) float64 {
 	return 10 * p
 }
 
-func (m *Model) chart(vals, targets []float64, w, h int) []string {
+func (m *Model) chart(vals, targets, baseline []float64, w, h int) []string {
 	st := m.ctx.Styles
 	peak := 0.0
 	for _, v := range vals {
 		peak = math.Max(peak, v)
 	}
-	// Show the target line too, unless it is far above what is achieved.
+	// Show the target line too, unless it is far above what is achieved;
+	// and always the baseline's: how far below it the run is matters.
 	ceiling := peak * 2
 	if ceiling == 0 {
 		ceiling = math.Inf(1)
@@ -226,6 +256,7 @@ func (m *Model) chart(vals, targets []float64, w, h int) []string {
 			peak = math.Max(peak, t)
 		}
 	}
+	peak = math.Max(peak, baselinePeak(baseline))
 	// The streamline chart plots value v on row round(v*h/yMax) from the
 	// bottom, so the top row (h-1) holds yMax*(h-1)/h: make that a round
 	// number just above the peak, so that the scale follows the data down
@@ -274,6 +305,12 @@ func (m *Model) chart(vals, targets []float64, w, h int) []string {
 		c.Draw()
 	} else {
 		c.DrawXYAxisAndLabel()
+	}
+	if len(baseline) > 0 {
+		if len(baseline) > graphW {
+			baseline = baseline[len(baseline)-graphW:]
+		}
+		drawBaseline(&c.Canvas, BaselineRows(baseline, yMax, c.GraphHeight(), c.Origin().Y), st.Baseline)
 	}
 	// The target of each column as a dot in the empty cell of its row.
 	for i, t := range targets {
