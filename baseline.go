@@ -143,7 +143,11 @@ type baselineJSON struct {
 
 func (b *baselineRun) jsonMember() *baselineJSON {
 	s := &b.run.Summary
-	return &baselineJSON{JSON: b.json, TimeSeries: b.csv, HDRLog: b.hlog, Start: s.Start, Command: s.CommandLine, Throughput: s.Throughput}
+	j := &baselineJSON{JSON: b.json, TimeSeries: b.csv, HDRLog: b.hlog, Start: s.Start, Throughput: s.Throughput}
+	if s.Run != nil {
+		j.Command = s.Run.CommandLine
+	}
+	return j
 }
 
 // compare is the comparison of results against the baseline, as `benchtop
