@@ -41,7 +41,7 @@
 # Environment: BENCHTOP (the binary; default built from this checkout),
 # ALT_TABLE (usertable), ALT_OUT (a folder to keep the outputs in; default
 # a temporary one, removed). Everything it started (agents, dynalite) is
-# stopped on exit, Ctrl-C included.
+# stopped on exit, Ctrl-C and TERM included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { echo "reproduce-alternator: $*" >&2; }
