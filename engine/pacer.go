@@ -8,9 +8,20 @@ import (
 // plan is the pacing plan all workers of a phase share: the time between
 // one worker's operations (threads / target), and an epoch bumped on every
 // re-plan so that each worker restarts its schedule from that moment.
+//
+// The workers' schedules are staggered: worker i of n starts its schedule
+// (i + phase) / n of a tick after the restart, so that the phase's
+// operations are spread evenly at 1/target apart rather than fired by all
+// n workers at once every tick (YCSB's client threads each sleep a random
+// part of their tick before their first operation, for the same reason).
+// phase is a fraction of one slot, random per phase, so that several
+// processes started at one instant (a fleet's agents) do not fire in step
+// either.
 type plan struct {
-	epoch  atomic.Int64
-	tickNs atomic.Int64 // per-worker ns between operations, 0 = unpaced
+	epoch   atomic.Int64
+	tickNs  atomic.Int64 // per-worker ns between operations, 0 = unpaced
+	workers atomic.Int64 // the n the tick was planned for
+	phase   float64      // [0, 1): set before the workers start, then only read
 }
 
 // replan sets the per-worker tick for a total target over n workers
@@ -21,7 +32,15 @@ func (pl *plan) replan(target float64, n int) {
 	} else {
 		pl.tickNs.Store(0)
 	}
+	pl.workers.Store(int64(max(n, 1)))
 	pl.epoch.Add(1)
+}
+
+// offset is how long after a restart worker slot's schedule begins: its
+// share of the tick, (slot mod n + phase) / n of it.
+func (pl *plan) offset(slot, tick int64) int64 {
+	n := max(pl.workers.Load(), 1)
+	return int64((float64(slot%n) + pl.phase) * float64(tick) / float64(n))
 }
 
 // restart restarts every schedule from now with the same tick (after a
@@ -37,6 +56,7 @@ func (pl *plan) restart() { pl.epoch.Add(1) }
 // of threads or target, a resume) restarts it from "now".
 type schedule struct {
 	epoch int64 // the plan epoch this schedule follows; -1 before the first
+	slot  int64 // the worker's index: which share of the tick it starts at
 	tick  int64 // ns between operations, 0 = unpaced
 	start int64
 	done  int64
@@ -44,15 +64,22 @@ type schedule struct {
 
 func newSchedule() schedule { return schedule{epoch: -1} }
 
+// newWorkerSchedule is the schedule of worker id (0, 1, ...).
+func newWorkerSchedule(id int) schedule { return schedule{epoch: -1, slot: int64(id)} }
+
 // next returns the intended start of the next operation on the clock,
 // and whether the worker is paced at all. It restarts the schedule at the
-// clock's now when the plan changed since the last call (the clock is read
-// only then: an unpaced worker reads no clock here).
+// clock's now, plus the worker's offset, when the plan changed since the
+// last call (the clock is read only then: an unpaced worker reads no clock
+// here).
 func (s *schedule) next(pl *plan, clock func() int64) (intended int64, paced bool) {
 	if e := pl.epoch.Load(); e != s.epoch {
 		s.epoch = e
 		s.tick = pl.tickNs.Load()
 		s.start = clock()
+		if s.tick > 0 {
+			s.start += pl.offset(s.slot, s.tick)
+		}
 		s.done = 0
 	}
 	if s.tick <= 0 {

@@ -21,6 +21,57 @@ func TestScheduleIntendedStarts(t *testing.T) {
 	}
 }
 
+// The workers' schedules are staggered: worker i of n starts (i +
+// phase)/n of a tick after the restart, so that n workers together run one
+// operation every 1/target rather than n at once every tick.
+func TestSchedulesStaggerWorkers(t *testing.T) {
+	for _, phase := range []float64{0, 0.5, 0.999} {
+		var pl plan
+		pl.phase = phase
+		const n = 50
+		pl.replan(100, n) // 100 ops/s over 50 workers: a tick of 500 ms each
+		tick := int64(n * 1e9 / 100)
+		slot := tick / n // 10 ms: the fleet of workers' spacing
+		var prev int64 = -1
+		for id := 0; id < n; id++ {
+			s := newWorkerSchedule(id)
+			first, _ := s.next(&pl, at(1_000))
+			second, _ := s.next(&pl, at(1_000))
+			off := first - 1_000
+			if want := int64((float64(id) + phase) * float64(slot)); off < want-1 || off > want+1 {
+				t.Fatalf("phase %v worker %d: first op %d ns after the restart, want %d", phase, id, off, want)
+			}
+			if off < 0 || off >= tick {
+				t.Fatalf("phase %v worker %d: offset %d outside [0, tick %d)", phase, id, off, tick)
+			}
+			if second-first != tick {
+				t.Fatalf("phase %v worker %d: ops %d apart, want the tick %d", phase, id, second-first, tick)
+			}
+			if prev >= 0 && (off-prev < slot-1 || off-prev > slot+1) {
+				t.Fatalf("phase %v worker %d: %d ns after worker %d, want %d", phase, id, off-prev, id-1, slot)
+			}
+			prev = off
+		}
+	}
+}
+
+// A re-plan for fewer workers staggers them over the new count; a worker
+// whose index is past it (stopping) stays within one tick.
+func TestScheduleStaggerFollowsReplan(t *testing.T) {
+	var pl plan
+	pl.replan(100, 50)
+	s := newWorkerSchedule(3)
+	s.next(&pl, at(0))
+	pl.replan(100, 4) // 40 ms a tick, 10 ms a slot
+	if got, _ := s.next(&pl, at(1_000_000_000)); got != 1_000_000_000+30_000_000 {
+		t.Fatalf("worker 3 of 4 after a re-plan: intended %d, want now + 30 ms", got)
+	}
+	late := newWorkerSchedule(9)
+	if got, _ := late.next(&pl, at(0)); got < 0 || got >= 40_000_000 {
+		t.Fatalf("worker 9 of 4: intended %d, want within one tick (40 ms)", got)
+	}
+}
+
 // After a stall the schedule catches up: intended times stay on the plan,
 // so the stall shows in the latency of every delayed operation.
 func TestScheduleCatchesUpAfterStall(t *testing.T) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"time"
@@ -69,6 +70,7 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	p.lastSampled = p.start
 	pl := &p.pool
 	pl.name, pl.wl, pl.base = name, wl, nanotime()
+	pl.plan.phase = rand.Float64()
 	pl.wake = make(chan struct{})
 	pl.opCtx, pl.opCancel = context.WithCancel(context.Background())
 	pl.onIdle = p.finish

@@ -134,7 +134,7 @@ type wstate struct {
 }
 
 func (p *pool) newWState(w *worker, rec *measure.Recorder) *wstate {
-	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, sched: newSchedule(), clock: p.now, wake: p.wakeCh}
+	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, sched: newWorkerSchedule(w.id), clock: p.now, wake: p.wakeCh}
 	ws.cw = p.wl.NewWorker(uint64(w.id)*7919 + uint64(time.Now().UnixNano()))
 	ws.delay, _ = ws.cw.(workload.Delayer)
 	ws.sub = func(op int, start, end int64, err error) {
