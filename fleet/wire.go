@@ -14,6 +14,7 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
+	"benchtop/engine/workload"
 )
 
 // Protocol is the version of the protocol; both sides must speak the same.
@@ -137,6 +138,9 @@ type Share struct {
 	OperationCount int64   `json:"operationcount"`
 	InsertStart    int64   `json:"insertstart"`
 	InsertCount    int64   `json:"insertcount"`
+	// Partitions is the agent's portion of a divided partition count (-1:
+	// not divided, every agent has the whole count).
+	Partitions int `json:"partitions"`
 }
 
 // Ready says the agent validated the run and opened its adapter.
@@ -184,6 +188,10 @@ type Interval struct {
 	// P99 is the agent's own p99 of the interval over every operation type
 	// (service time), for its row on the screen.
 	P99 time.Duration
+	// Workload is the workload's own figures (the stream's), Delta its
+	// counts of the interval; nil when it has none.
+	Workload *workload.View
+	Delta    map[string]float64
 
 	// hists are Set's histograms still encoded (the coordinator's fast
 	// path, see fastsum.go); Set then holds the counters only.
