@@ -10,6 +10,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/host"
+	"benchtop/engine/measure"
 	"benchtop/engine/stream"
 	"benchtop/engine/workload"
 )
@@ -93,7 +94,7 @@ type merger struct {
 	cuts     []ctlChange
 	parts    int
 	rowCache rowScratch
-	sum      setSum
+	sum      measure.Accumulator
 	// The agents' workload figures of the interval being built.
 	views []*workload.View
 	delta map[string]float64
@@ -341,7 +342,7 @@ func (m *merger) add(a *agent, iv *Interval) {
 		}
 		m.delta[k] += v
 	}
-	if err := m.sum.add(iv.Set, iv.hists); err != nil {
+	if err := addInterval(&m.sum, iv); err != nil {
 		m.c.lose(a, time.Since(m.runStart), oneLine(err))
 	}
 }
@@ -431,8 +432,8 @@ func (m *merger) publish(pm *phaseMerge, k int, final bool) *engine.Snapshot {
 			now = end
 		}
 	}
-	if m.sum.n > 0 {
-		pm.asm.Add(m.sum.take())
+	if m.sum.N() > 0 {
+		pm.asm.Add(m.sum.Take())
 	}
 	delete(pm.pending, k)
 	delete(pm.firstAt, k)

@@ -193,9 +193,9 @@ type Interval struct {
 	Workload *workload.View
 	Delta    map[string]float64
 
-	// hists are Set's histograms still encoded (the coordinator's fast
-	// path, see fastsum.go); Set then holds the counters only.
-	hists []encodedHist
+	// enc is Set still encoded, histograms included (the coordinator's
+	// side, see decode.go); Set then holds the counters only.
+	enc *measure.Encoded
 }
 
 // PhaseStart says a phase begins on the agent (at At, its clock) and its
