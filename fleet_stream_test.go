@@ -182,13 +182,34 @@ func TestFleetStreamRedis(t *testing.T) {
 
 	t.Run("] re-divides live", func(t *testing.T) {
 		cfg, props := streamConfig(t, raddr, map[string]string{"partitions": "6"})
-		var below error
+		var below, saveErr error
+		var saved string
+		t.Chdir(t.TempDir()) // the s key writes into the current folder
 		c, res, log := runCoord(t, cfg, props, addrs, func(c *fleet.Coordinator, s *engine.Snapshot) {
+			saved, saveErr = saveFleetNow(c, &exports{}) // the s key
 			below = c.SetPartitions(2)
 			if err := c.SetPartitions(s.Partitions + 1); err != nil { // the ] key
 				t.Errorf("SetPartitions(%d): %v", s.Partitions+1, err)
 			}
 		})
+		if saveErr != nil {
+			t.Errorf("s: %v", saveErr)
+		}
+		txt, _ := filepath.Glob("benchtop-report-*.txt")
+		js, _ := filepath.Glob("benchtop-report-*.json")
+		if len(txt) != 1 || len(js) != 1 || !strings.Contains(saved, ".txt and .json") {
+			t.Fatalf("s saved %q: %v %v", saved, txt, js)
+		}
+		if b, _ := os.ReadFile(txt[0]); !strings.Contains(string(b), "[FLEET], Agents, 3") || !strings.Contains(string(b), "[PRODUCE], Operations") {
+			t.Errorf("the saved report lacks the merged run or its agents:\n%s", b)
+		}
+		var doc struct {
+			Agents     []json.RawMessage
+			Operations []struct{ Name string }
+		}
+		if b, _ := os.ReadFile(js[0]); json.Unmarshal(b, &doc) != nil || len(doc.Agents) != 3 || len(doc.Operations) == 0 {
+			t.Errorf("the saved JSON has %d agents and %d operations, want 3 and some", len(doc.Agents), len(doc.Operations))
+		}
 		if below == nil || !strings.Contains(below.Error(), "fewer than the 3 agents") {
 			t.Errorf("SetPartitions(2) with 3 agents: %v, want a refusal", below)
 		}
