@@ -511,7 +511,7 @@ func (c *Coordinator) SetPartitions(n int) error {
 		return nil
 	}
 	if n < len(live) {
-		return fmt.Errorf("partitions: %d is fewer than the %d agents running (the fleet divides the stream's partitions among them, at least one each)", n, len(live))
+		return fmt.Errorf("%d is fewer than the %d agents running (the fleet divides the stream's partitions among them, at least one each)", n, len(live))
 	}
 	c.mu.Lock()
 	for i, a := range live {
