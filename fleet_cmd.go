@@ -40,6 +40,8 @@ type fleetOptions struct {
 	SSHCopy    bool
 	SSHConfig  string
 	SSHRemote  string
+	// Typed are the fleet flags as typed, for the report's command line.
+	Typed []string
 }
 
 func (f *fleetOptions) enabled() bool {
@@ -75,12 +77,14 @@ func splitFleetFlags(args []string) (*fleetOptions, []string, error) {
 			rest = append(rest, a)
 			continue
 		}
+		f.Typed = append(f.Typed, a)
 		if takes && !hasVal {
 			if i+1 >= len(args) {
 				return nil, nil, usagef("flag --%s needs a value", name)
 			}
 			i++
 			val = args[i]
+			f.Typed = append(f.Typed, val)
 		}
 		switch name {
 		case "agents":
@@ -261,7 +265,7 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 		return 2
 	}
 	cc := fleet.CoordConfig{Config: cfg, Props: o.Props, Label: o.Workload, Token: token, Agents: eps, Log: logw,
-		Meta: engine.CollectMeta(maskArgs(o.Args))}
+		Meta: engine.CollectMeta(maskArgs(append(append([]string(nil), o.Args...), f.Typed...)))}
 	e := &exports{}
 	player := newPlayer(o, stderr, interactive)
 	defer player.Close()
