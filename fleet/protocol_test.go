@@ -107,7 +107,7 @@ func TestProtocolMismatchRefused(t *testing.T) {
 	_ = conn.Send(TypeAuth, Auth{Protocol: Protocol + 1, Range: LocalRange()})
 	err := conn.Expect(TypeWelcome, nil)
 	var re *RefusedError
-	if !errors.As(err, &re) || !strings.Contains(re.Reason, "protocol version 2; this agent speaks 1") {
+	if !errors.As(err, &re) || !strings.Contains(re.Reason, fmt.Sprintf("protocol version %d; this agent speaks %d", Protocol+1, Protocol)) {
 		t.Errorf("coordinator got %v, want a protocol refusal", err)
 	}
 	if aerr := <-done; aerr == nil || !strings.Contains(aerr.Error(), "protocol version") {

@@ -18,7 +18,9 @@ import (
 )
 
 // Protocol is the version of the protocol; both sides must speak the same.
-const Protocol = 1
+// 2: agents divide a stream's partitions (Share.Partitions) and send their
+// workload's view and counts (Interval.Workload, Delta).
+const Protocol = 2
 
 // Frame size limits: what a peer may send before it is authenticated, and
 // after.
