@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"os/signal"
@@ -30,6 +31,9 @@ An agent runs nothing until an authenticated coordinator (benchtop run ...
 --agents HOST:PORT) sends it a run. The shared token comes from --token-file
 or BENCHTOP_TOKEN, never from the command line; without one the agent
 listens on loopback only. --once exits after one run (a Kubernetes Job).`
+
+// errAgentHelp is --help: the usage on stdout, exit status 0.
+var errAgentHelp = errors.New("help")
 
 // parseAgentArgs reads `benchtop agent`'s flags.
 func parseAgentArgs(args []string) (*agentOptions, error) {
@@ -68,7 +72,7 @@ func parseAgentArgs(args []string) (*agentOptions, error) {
 		case "token":
 			return nil, usagef("agent: --token: a token on the command line is visible to every user of the machine; use --token-file FILE or %s", fleet.TokenEnv)
 		case "h", "help":
-			return nil, usagef("%s", agentUsage)
+			return nil, errAgentHelp
 		default:
 			return nil, usagef("agent: unknown flag %q (allowed: --listen, --stdio, --once, --token-file, --tls-cert, --tls-key)", a)
 		}
@@ -94,6 +98,10 @@ func parseAgentArgs(args []string) (*agentOptions, error) {
 // stdout is the protocol's.
 func runAgent(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, err := parseAgentArgs(args)
+	if errors.Is(err, errAgentHelp) {
+		fmt.Fprintln(stdout, agentUsage)
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "benchtop: %v\n", err)
 		return 2

@@ -40,6 +40,8 @@ type fleetOptions struct {
 	SSHCopy    bool
 	SSHConfig  string
 	SSHRemote  string
+	// Typed are the fleet flags as typed, for the report's command line.
+	Typed []string
 }
 
 func (f *fleetOptions) enabled() bool {
@@ -75,12 +77,14 @@ func splitFleetFlags(args []string) (*fleetOptions, []string, error) {
 			rest = append(rest, a)
 			continue
 		}
+		f.Typed = append(f.Typed, a)
 		if takes && !hasVal {
 			if i+1 >= len(args) {
 				return nil, nil, usagef("flag --%s needs a value", name)
 			}
 			i++
 			val = args[i]
+			f.Typed = append(f.Typed, val)
 		}
 		switch name {
 		case "agents":
@@ -260,7 +264,8 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 		fmt.Fprintf(stderr, "benchtop: %v\n", err)
 		return 2
 	}
-	cc := fleet.CoordConfig{Config: cfg, Props: o.Props, Label: o.Workload, Token: token, Agents: eps, Log: logw}
+	cc := fleet.CoordConfig{Config: cfg, Props: o.Props, Label: o.Workload, Token: token, Agents: eps, Log: logw,
+		Meta: engine.CollectMeta(maskArgs(append(append([]string(nil), o.Args...), f.Typed...)))}
 	e := &exports{}
 	player := newPlayer(o, stderr, interactive)
 	defer player.Close()
@@ -289,7 +294,7 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 	if !interactive {
 		fmt.Fprintf(stderr, "benchtop: %d agents ready: %s\n", len(eps), agentNames(c))
 	}
-	results, runErr := runCoordinator(intr.ctx, c, o, interactive)
+	results, runErr := runCoordinator(intr.ctx, c, o, e, interactive)
 	if runErr != nil {
 		fmt.Fprintf(stderr, "benchtop: %s\n", adapters.MaskSecretsIn(oneLine(runErr), o.Props))
 	}
@@ -353,7 +358,7 @@ func coordHooks(cc *fleet.CoordConfig, o *cliOptions, cfg *engine.Config, e *exp
 
 // runCoordinator runs the fleet to its end, headless or under the live
 // screen.
-func runCoordinator(ctx context.Context, c *fleet.Coordinator, o *cliOptions, interactive bool) ([]*engine.PhaseResult, error) {
+func runCoordinator(ctx context.Context, c *fleet.Coordinator, o *cliOptions, e *exports, interactive bool) ([]*engine.PhaseResult, error) {
 	if !interactive {
 		drained := make(chan struct{})
 		go func() {
@@ -375,7 +380,8 @@ func runCoordinator(ctx context.Context, c *fleet.Coordinator, o *cliOptions, in
 		done <- out{res, err}
 	}()
 	uiErr := tui.Run(ctx, tui.Options{Info: c.Info(), Snapshots: c.Snapshots(), Control: c, Theme: o.Theme,
-		Baseline: o.Baseline.screen()}) // --baseline (baseline.go)
+		Baseline:   o.Baseline.screen(), // --baseline (baseline.go)
+		SaveReport: func() (string, error) { return saveFleetNow(c, e) }})
 	c.Stop()
 	r := <-done
 	if uiErr != nil && r.err == nil {
@@ -445,9 +451,32 @@ func writeFleetText(w io.Writer, c *fleet.Coordinator) {
 	}
 }
 
+// saveFleetNow is the `s` key of a fleet run: the merged report so far,
+// with the agents, as saveNow writes a single run's.
+func saveFleetNow(c *fleet.Coordinator, e *exports) (string, error) {
+	results := c.Current()
+	return saveResults(results, c.Info(), e, func(w io.Writer, res []*engine.PhaseResult) {
+		report.WriteText(w, res, c.Info())
+		writeFleetText(w, c)
+	}, func(w io.Writer, res []*engine.PhaseResult) error { return writeFleetDoc(w, res, c, e.baselineRun()) })
+}
+
 // writeFleetJSON is the JSON summary of the merged run with "agents":
 // each agent's figures, host facts and its own reports.
 func writeFleetJSON(path string, results []*engine.PhaseResult, c *fleet.Coordinator, base *baselineRun) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeFleetDoc(f, results, c, base); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeFleetDoc writes the fleet's JSON summary.
+func writeFleetDoc(w io.Writer, results []*engine.PhaseResult, c *fleet.Coordinator, base *baselineRun) error {
 	var b strings.Builder
 	if err := report.WriteJSON(&b, results, c.Info()); err != nil {
 		return err
@@ -457,7 +486,8 @@ func writeFleetJSON(path string, results []*engine.PhaseResult, c *fleet.Coordin
 		return err
 	}
 	doc["agents"] = c.Agents()
-	doc["fleet"] = map[string]any{"agents": len(c.Agents()), "lost": c.Lost()}
+	doc["fleet"] = map[string]any{"agents": len(c.Agents()), "lost": c.Lost(), "threads_per_agent": c.ThreadsPerAgent(),
+		"partitions_divided": c.Divided()}
 	if base != nil {
 		doc["baseline"] = base.jsonMember()
 	}
@@ -465,5 +495,6 @@ func writeFleetJSON(path string, results []*engine.PhaseResult, c *fleet.Coordin
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(out, '\n'), 0o644)
+	_, err = w.Write(append(out, '\n'))
+	return err
 }

@@ -296,7 +296,27 @@ func writeJSON(w io.Writer, results []*engine.PhaseResult, info engine.Info, fai
 // saveNow writes the report so far (YCSB text and JSON, and HTML with
 // --html) into the current directory and returns where (the `s` key).
 func saveNow(r *engine.Runner, e *exports) (string, error) {
-	results := r.Current()
+	info := r.Info()
+	return saveResults(r.Current(), info, e, func(w io.Writer, results []*engine.PhaseResult) {
+		report.WriteText(w, results, info)
+	}, func(w io.Writer, results []*engine.PhaseResult) error {
+		return writeJSON(w, results, info, nil, e.baselineRun())
+	})
+}
+
+// baselineRun is the --baseline run the exports compare with, nil when
+// none (or no exports).
+func (e *exports) baselineRun() *baselineRun {
+	if e == nil {
+		return nil
+	}
+	return e.baseline
+}
+
+// saveResults writes results as saveNow does, the text and JSON by the
+// writers given (a fleet's have its agents).
+func saveResults(results []*engine.PhaseResult, info engine.Info, e *exports,
+	text func(io.Writer, []*engine.PhaseResult), js func(io.Writer, []*engine.PhaseResult) error) (string, error) {
 	if len(results) == 0 {
 		return "", errors.New("nothing measured yet")
 	}
@@ -306,21 +326,17 @@ func saveNow(r *engine.Runner, e *exports) (string, error) {
 	results[len(results)-1] = &live
 	base := "benchtop-report-" + time.Now().Format("20060102-150405")
 	err := writeFileAtomic(base+".txt", func(w io.Writer) error {
-		report.WriteText(w, results, r.Info())
+		text(w, results)
 		return nil
 	})
-	var bl *baselineRun
-	if e != nil {
-		bl = e.baseline
-	}
 	if err == nil {
-		err = writeFileAtomic(base+".json", func(w io.Writer) error { return writeJSON(w, results, r.Info(), nil, bl) })
+		err = writeFileAtomic(base+".json", func(w io.Writer) error { return js(w, results) })
 	}
 	if err != nil {
 		return "", fmt.Errorf("save report: %w", err)
 	}
 	if e != nil && e.html != nil { // html report
-		err := writeFileAtomic(base+".html", func(w io.Writer) error { return e.html.render(w, results, r.Info()) })
+		err := writeFileAtomic(base+".html", func(w io.Writer) error { return e.html.render(w, results, info) })
 		if err != nil {
 			return "", fmt.Errorf("save report: %w", err)
 		}

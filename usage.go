@@ -6,6 +6,7 @@ Usage:
   benchtop                                  live screen: workload A on the embedded memory store
   benchtop load DATABASE [flags]            YCSB load phase
   benchtop run  DATABASE [flags]            YCSB run phase (memory: loads first)
+  benchtop agent --listen ADDR | --stdio    a client machine of a fleet run (benchtop agent --help)
   benchtop demo                             a scripted scenario that plays by itself
   benchtop list                             the adapters
   benchtop help
@@ -30,6 +31,12 @@ benchtop flags (also with --):
   --sweep key=v1,v2,...   a staircase of --at steps, one segment per value (threads, partitions, target)
   --step DURATION    time per sweep value (default 10s)
   --theme NAME       dark, light, high-contrast, colorblind
+
+Fleet flags (run or load from many client machines, each running benchtop agent):
+  --agents HOST:PORT,...   the agents (or NAME=HOST:PORT); --agents-file FILE: one a line
+  --ssh [USER@]HOST,...    start benchtop agent --stdio on each host through OpenSSH (--ssh-copy copies this binary)
+  --token-file FILE        the agents' shared token (or BENCHTOP_TOKEN); --tls-ca FILE for TLS agents
+  -threads is per agent; -target, operationcount and a stream's partitions are the fleet's, divided
 
 Keys on the live screen: + - threads, > < threads x2 /2, ] [ partitions, } { x2 /2,
 t T target +/-25 %, 0 unlimited, space pause, m mark, r new segment, tab view,

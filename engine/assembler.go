@@ -172,7 +172,7 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 		a.units.add(ivlStart.Sub(c.PhaseStart), a.interval)
 	}
 	snap.Warnings = append(snap.Warnings, a.nicWarn.check(a.ctl.Paused, hs)...)
-	snap.Data = &IntervalData{Phase: c.Phase, OpNames: c.OpNames, Start: ivlStart, End: now, Set: a.interval}
+	snap.Data = &IntervalData{Phase: c.Phase, OpNames: c.OpNames, Start: ivlStart, End: now, Set: a.interval, Delta: ws.Delta}
 	if keepData {
 		a.interval = &measure.Set{}
 	}

@@ -48,6 +48,9 @@ type Info struct {
 	// Meta describes the run (command line, build, client host) for the
 	// report's header and the JSON summary.
 	Meta RunMeta
+	// Agents is how many agents a fleet run has (0: a run of one
+	// process); its threads are per agent.
+	Agents int
 	// Thresholds are the --threshold expressions the run is judged by
 	// (engine/verdict parses and evaluates them).
 	Thresholds []string
@@ -209,6 +212,9 @@ type AgentRow struct {
 	Errors    int64
 	Threads   int
 	Target    float64 // this agent's share, ops/s; 0 = unlimited
+	// Partitions are the agent's own (its portion of the fleet's when the
+	// fleet divides them); 0 when it has none.
+	Partitions int
 	// Host of the agent: CPU (0-100, negative when unknown) and its
 	// busiest NIC's rates.
 	CPU                          float64
@@ -230,6 +236,9 @@ type IntervalData struct {
 	OpNames    []string // operation types by index in Set
 	Start, End time.Time
 	Set        *measure.Set
+	// Delta is the workload's counts of the interval (workload.Sample's,
+	// e.g. the stream's rows and MB), nil when it has none.
+	Delta map[string]float64
 }
 
 // Controller is the set of live controls the TUI and scheduled steps call.

@@ -209,7 +209,7 @@ func (s *session) prepare(ctx context.Context) error {
 		return s.refuse("%s: cannot open: %s", sp.Adapter, s.describe(err))
 	}
 	s.db = db
-	props, share := SplitProps(sp.Command, base.Workload, sp.Props, sp.Index, sp.Count, adapters.CapabilitiesOf(db).StartsEmpty)
+	props, share := SplitProps(sp.Command, base.Workload, sp.Props, sp.Index, sp.Count, adapters.CapabilitiesOf(db))
 	cfg, _, err := engine.NewConfig(sp.Command, sp.Adapter, props)
 	if err != nil {
 		return s.refuse("%s", s.describe(err))
@@ -259,6 +259,9 @@ func describeShare(sh Share) string {
 	}
 	if sh.OperationCount > 0 {
 		parts = append(parts, fmt.Sprintf("operationcount %d", sh.OperationCount))
+	}
+	if sh.Partitions >= 0 {
+		parts = append(parts, fmt.Sprintf("partitions %d", sh.Partitions))
 	}
 	if sh.InsertCount >= 0 {
 		parts = append(parts, fmt.Sprintf("insertstart %d insertcount %d", sh.InsertStart, sh.InsertCount))
@@ -406,9 +409,10 @@ func toInterval(s *engine.Snapshot) Interval {
 		Seq: s.Seq, Phase: s.Phase, Host: s.Host, Events: s.Events, Warnings: s.Warnings,
 		Threads: s.Threads, Target: s.Target, Partitions: s.Partitions, Paused: s.Paused,
 		OpsDone: s.OpsDone, OpsTotal: s.OpsTotal, Done: s.Done, P99: s.Total.Interval.P99,
+		Workload: s.Workload,
 	}
 	if d := s.Data; d != nil {
-		iv.OpNames, iv.Start, iv.End, iv.Set = d.OpNames, d.Start, d.End, d.Set
+		iv.OpNames, iv.Start, iv.End, iv.Set, iv.Delta = d.OpNames, d.Start, d.End, d.Set, d.Delta
 	}
 	return iv
 }

@@ -73,6 +73,9 @@ type CoordConfig struct {
 	Config *engine.Config
 	Props  map[string]string
 	Label  string // the workload's label (-P file name)
+	// Meta describes the run (command line, build, the coordinator's
+	// host) for the report's header.
+	Meta   engine.RunMeta
 	Token  string
 	Agents []Endpoint
 	// Log receives one line per notable event (an agent late or lost).
@@ -105,8 +108,15 @@ type Coordinator struct {
 	snaps  chan *engine.Snapshot
 	inbox  chan inMsg
 	ctlCh  chan ctlChange
+	// curCh asks the merge loop for the phases so far (Current);
+	// loopDone is closed when the loop is over.
+	curCh    chan chan []*engine.PhaseResult
+	loopDone chan struct{}
 	// opNames are the operation types every agent's workload has.
 	opNames []string
+	// divided: the fleet divides the stream's partitions among its agents
+	// (DividesPartitions, as the agents' adapters declared it).
+	divided bool
 
 	mu          sync.Mutex
 	ctl         engine.Controls
@@ -137,7 +147,10 @@ type agent struct {
 	row      engine.AgentRow
 	done     *Done
 	late     int // seq awaited while late
-	gotSeq   map[engine.Phase]int
+	// wantParts is the partition count last asked of the agent (0: none
+	// asked); under c.mu.
+	wantParts int
+	gotSeq    map[engine.Phase]int
 	// finishedAt is when its run's last interval came (its Done may take
 	// a while: the workload's closing check).
 	finishedAt time.Time
@@ -178,7 +191,8 @@ func Connect(ctx context.Context, cfg CoordConfig) (*Coordinator, error) {
 		return nil, err
 	}
 	c := &Coordinator{cfg: cfg, snaps: make(chan *engine.Snapshot, 512), inbox: make(chan inMsg, 256*len(cfg.Agents)),
-		ctlCh: make(chan ctlChange, 64), stopCh: make(chan struct{})}
+		ctlCh: make(chan ctlChange, 64), stopCh: make(chan struct{}),
+		curCh: make(chan chan []*engine.PhaseResult), loopDone: make(chan struct{})}
 	c.ctl = engine.Controls{Threads: cfg.Config.Threads, Target: cfg.Config.Target, Partitions: cfg.Config.Partitions}
 	hash := RunHash(cfg.Config)
 	c.agents = make([]*agent, len(cfg.Agents))
@@ -221,9 +235,30 @@ func Connect(ctx context.Context, cfg CoordConfig) (*Coordinator, error) {
 		}
 	}
 	c.opNames = names
+	c.divided = c.agents[0].ready.Share.Partitions >= 0
+	if c.divided {
+		if err := CheckPartitions(cfg.Config.Partitions, len(c.agents)); err != nil {
+			for _, o := range c.agents {
+				_ = o.conn.Send(TypeRefuse, Refuse{Reason: "the run was called off: " + err.Error()})
+				o.conn.Close()
+			}
+			return nil, err
+		}
+	}
 	c.info = c.buildInfo()
 	return c, nil
 }
+
+// ThreadsPerAgent is the threads every agent runs now.
+func (c *Coordinator) ThreadsPerAgent() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ctl.Threads
+}
+
+// Divided tells whether the fleet divides the stream's partitions among
+// its agents (see DividesPartitions).
+func (c *Coordinator) Divided() bool { return c.divided }
 
 // connect runs one agent's handshake, pings and run.
 func (c *Coordinator) connect(ctx context.Context, ep Endpoint, i int, hash string) (*agent, error) {
@@ -318,7 +353,8 @@ func (c *Coordinator) measureClock(a *agent) error {
 func (c *Coordinator) buildInfo() engine.Info {
 	first := c.agents[0].ready.Info
 	info := engine.Info{Command: c.cfg.Config.Command, Adapter: c.cfg.Config.DB, Target: first.Target,
-		Workload: c.cfg.Label, Mix: first.Mix, Properties: adapters.MaskProperties(c.cfg.Props), CanRepartition: true}
+		Workload: c.cfg.Label, Mix: first.Mix, Properties: adapters.MaskProperties(c.cfg.Props), CanRepartition: true,
+		Meta: c.cfg.Meta, Agents: len(c.agents)}
 	for _, a := range c.agents {
 		info.CanRepartition = info.CanRepartition && a.ready.Info.CanRepartition
 	}
@@ -338,6 +374,23 @@ func (c *Coordinator) Results() []*engine.PhaseResult {
 	return append([]*engine.PhaseResult(nil), c.results...)
 }
 
+// Current returns the phases so far, the one in progress as of its last
+// merged interval (the `s` key saves them); after the run, Results.
+func (c *Coordinator) Current() []*engine.PhaseResult {
+	req := make(chan []*engine.PhaseResult, 1)
+	select {
+	case c.curCh <- req:
+	case <-c.loopDone:
+		return c.Results()
+	}
+	select {
+	case r := <-req:
+		return r
+	case <-c.loopDone:
+		return c.Results()
+	}
+}
+
 // live are the agents not lost, for fan-out. Caller holds c.mu or owns
 // the merge loop; state changes happen under c.mu.
 func (c *Coordinator) live() []*agent {
@@ -351,15 +404,21 @@ func (c *Coordinator) live() []*agent {
 }
 
 // send fans one control out to the live agents, in parallel.
-func (c *Coordinator) send(ctl Control, perAgent func(a *agent, n int) Control) {
+func (c *Coordinator) send(ctl Control, perAgent func(i, n int) Control) {
 	c.mu.Lock()
 	live := c.live()
 	c.mu.Unlock()
+	c.sendTo(live, ctl, perAgent)
+}
+
+// sendTo sends one control to the agents given, in parallel; perAgent,
+// when set, gives agent i of n its own.
+func (c *Coordinator) sendTo(live []*agent, ctl Control, perAgent func(i, n int) Control) {
 	var wg sync.WaitGroup
-	for _, a := range live {
+	for i, a := range live {
 		m := ctl
 		if perAgent != nil {
-			m = perAgent(a, len(live))
+			m = perAgent(i, len(live))
 		}
 		wg.Add(1)
 		go func() {
@@ -420,14 +479,17 @@ func (c *Coordinator) SetTarget(t float64) error {
 	c.ctl.Target = t
 	ctl := c.ctl
 	c.mu.Unlock()
-	c.send(Control{Op: "target"}, func(_ *agent, n int) Control { return Control{Op: "target", F: splitTarget(t, n)} })
+	c.send(Control{Op: "target"}, func(_, n int) Control { return Control{Op: "target", F: splitTarget(t, n)} })
 	from, to := engine.FormatTarget(old), engine.FormatTarget(t)
 	c.change(ctl, "target", from, to, fmt.Sprintf("target %s→%s", from, to), true)
 	return nil
 }
 
-// SetPartitions asks every agent to repartition; the change is recorded
-// when the agents report it.
+// SetPartitions sets the fleet's partitions; the change is recorded when
+// the agents report it. Divided (DividesPartitions): n is the fleet's
+// total, re-divided over the agents not lost, each its new portion, and
+// n below their count is refused. Otherwise the store divides partitions
+// among the agents itself: the change goes to one agent only.
 func (c *Coordinator) SetPartitions(n int) error {
 	if n < 1 || n > engine.MaxPartitions {
 		return fmt.Errorf("partitions: %d is out of range (1 to %d)", n, engine.MaxPartitions)
@@ -435,7 +497,30 @@ func (c *Coordinator) SetPartitions(n int) error {
 	if !c.info.CanRepartition {
 		return engine.ErrCannotRepartition
 	}
-	c.send(Control{Op: "partitions", N: n}, nil)
+	c.mu.Lock()
+	live := c.live()
+	c.mu.Unlock()
+	if len(live) == 0 {
+		return errors.New("partitions: no agent is running")
+	}
+	if !c.divided {
+		c.mu.Lock()
+		live[0].wantParts = n
+		c.mu.Unlock()
+		c.sendTo(live[:1], Control{Op: "partitions", N: n}, nil)
+		return nil
+	}
+	if n < len(live) {
+		return fmt.Errorf("%d is fewer than the %d agents running (the fleet divides the stream's partitions among them, at least one each)", n, len(live))
+	}
+	c.mu.Lock()
+	for i, a := range live {
+		a.wantParts = int(Portion(int64(n), i, len(live)))
+	}
+	c.mu.Unlock()
+	c.sendTo(live, Control{Op: "partitions"}, func(i, k int) Control {
+		return Control{Op: "partitions", N: int(Portion(int64(n), i, k))}
+	})
 	return nil
 }
 

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,6 +10,8 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/host"
+	"benchtop/engine/measure"
+	"benchtop/engine/stream"
 	"benchtop/engine/workload"
 )
 
@@ -91,7 +94,10 @@ type merger struct {
 	cuts     []ctlChange
 	parts    int
 	rowCache rowScratch
-	sum      setSum
+	sum      measure.Accumulator
+	// The agents' workload figures of the interval being built.
+	views []*workload.View
+	delta map[string]float64
 }
 
 // Run starts every agent at one instant, merges their intervals until all
@@ -117,6 +123,7 @@ func (c *Coordinator) Run(ctx context.Context) ([]*engine.PhaseResult, error) {
 	}
 	m := &merger{c: c, runStart: start, interval: c.cfg.Config.StatusInterval, phases: map[engine.Phase]*phaseMerge{}, parts: c.cfg.Config.Partitions}
 	err := m.loop(ctx)
+	close(c.loopDone)
 	for _, a := range c.agents {
 		a.conn.Close()
 	}
@@ -144,6 +151,8 @@ func (m *merger) loop(ctx context.Context) error {
 			m.handle(msg)
 		case ch := <-c.ctlCh:
 			m.control(ch)
+		case req := <-c.curCh:
+			req <- m.soFar()
 		case <-tick.C:
 			m.checkSilent(stopBy)
 		case <-c.stopCh:
@@ -324,7 +333,16 @@ func (m *merger) add(a *agent, iv *Interval) {
 		}
 	}
 	m.rowCache.update(a, iv)
-	if err := m.sum.add(iv.Set, iv.hists); err != nil {
+	if iv.Workload != nil {
+		m.views = append(m.views, iv.Workload)
+	}
+	for k, v := range iv.Delta {
+		if m.delta == nil {
+			m.delta = map[string]float64{}
+		}
+		m.delta[k] += v
+	}
+	if err := addInterval(&m.sum, iv); err != nil {
 		m.c.lose(a, time.Since(m.runStart), oneLine(err))
 	}
 }
@@ -408,16 +426,14 @@ func (m *merger) lastPhase() bool {
 // the snapshot.
 func (m *merger) publish(pm *phaseMerge, k int, final bool) *engine.Snapshot {
 	now := pm.lastNow
-	parts := map[int]int{}
 	for a, iv := range pm.pending[k] {
 		m.add(a, iv)
 		if end := iv.End.Add(-a.offset); end.After(now) {
 			now = end
 		}
-		parts[iv.Partitions]++
 	}
-	if m.sum.n > 0 {
-		pm.asm.Add(m.sum.take())
+	if m.sum.N() > 0 {
+		pm.asm.Add(m.sum.Take())
 	}
 	delete(pm.pending, k)
 	delete(pm.firstAt, k)
@@ -428,9 +444,11 @@ func (m *merger) publish(pm *phaseMerge, k int, final bool) *engine.Snapshot {
 		now = pm.lastNow.Add(time.Millisecond)
 	}
 	pm.lastNow = now
-	m.observeParts(pm, parts)
+	m.observeParts(pm)
 
-	snap := pm.asm.Snapshot(now, now.Sub(pm.start), m.fleetHost(), workload.Sample{}, final, false)
+	ws := workload.Sample{Delta: m.delta, View: stream.MergeViews(m.views)}
+	m.views, m.delta = m.views[:0], nil
+	snap := pm.asm.Snapshot(now, now.Sub(pm.start), m.fleetHost(), ws, final, false)
 	if final && m.lastPhase() {
 		snap.Done = true
 	}
@@ -451,25 +469,44 @@ func (m *merger) publish(pm *phaseMerge, k int, final bool) *engine.Snapshot {
 	return snap
 }
 
-// observeParts records a partition change once every agent reports it.
-func (m *merger) observeParts(pm *phaseMerge, seen map[int]int) {
-	if len(seen) != 1 {
+// observeParts records a partition change once every agent not lost
+// runs the partitions last asked of it: the fleet's total is the sum of
+// the agents' when it divides them, else the largest (the agents share
+// one stream).
+func (m *merger) observeParts(pm *phaseMerge) {
+	total := 0
+	m.c.mu.Lock()
+	for _, a := range m.c.agents {
+		if a.state == StateLost {
+			continue
+		}
+		p := a.row.Partitions
+		if a.wantParts > 0 && p != a.wantParts {
+			m.c.mu.Unlock()
+			return // a change is under way
+		}
+		if m.c.divided {
+			total += p
+		} else {
+			total = max(total, p)
+		}
+	}
+	if total == m.parts || total == 0 {
+		m.c.mu.Unlock()
 		return
 	}
-	for p := range seen {
-		if p == m.parts || p == 0 {
-			return
-		}
-		m.c.mu.Lock()
-		old := m.parts
-		m.c.ctl.Partitions = p
-		ctl := m.c.ctl
-		m.c.mu.Unlock()
-		m.parts = p
-		e := engine.Event{At: time.Since(m.runStart), Kind: "partitions", From: fmt.Sprint(old), To: fmt.Sprint(p), Text: fmt.Sprintf("partitions %d→%d", old, p)}
-		pm.asm.Event(e)
-		m.cuts = append(m.cuts, ctlChange{ctl: ctl, event: e, cut: true})
+	old := m.parts
+	m.c.ctl.Partitions = total
+	ctl := m.c.ctl
+	m.c.mu.Unlock()
+	m.parts = total
+	text := fmt.Sprintf("partitions %d→%d", old, total)
+	if m.c.divided {
+		text += fmt.Sprintf(" over %d agents", len(m.c.live()))
 	}
+	e := engine.Event{At: time.Since(m.runStart), Kind: "partitions", From: fmt.Sprint(old), To: fmt.Sprint(total), Text: text}
+	pm.asm.Event(e)
+	m.cuts = append(m.cuts, ctlChange{ctl: ctl, event: e, cut: true})
 }
 
 // control takes a change made through the Controller.
@@ -529,6 +566,35 @@ func (c *Coordinator) lose(a *agent, at time.Duration, reason string) {
 	c.mu.Unlock()
 	a.conn.Close()
 	c.logf("agent %s lost at %s: %s", a.name, at.Round(time.Millisecond), reason)
+	c.redistribute(a)
+}
+
+// redistribute gives the agents still running a lost agent's share of the
+// target, so that the fleet's total stays what the user set, and records
+// the change as an event ("agent vm2 lost: target 1000/s per agent →
+// 1500/s"). The sends go on apart: the merge loop calls lose.
+func (c *Coordinator) redistribute(lost *agent) {
+	c.mu.Lock()
+	total, stopped := c.ctl.Target, c.stopped
+	var live []*agent
+	for _, a := range c.live() {
+		if a.state != StateDone {
+			live = append(live, a)
+		}
+	}
+	before := len(live) + 1 // the agents sharing the target until now
+	ctl := c.ctl
+	c.mu.Unlock()
+	if total <= 0 || len(live) == 0 || stopped {
+		return
+	}
+	from, to := splitTarget(total, before), splitTarget(total, len(live))
+	text := fmt.Sprintf("agent %s lost: target %s/s per agent → %s/s", lost.name, engine.FormatTarget(from), engine.FormatTarget(to))
+	c.logf("%s (the fleet's %s/s over %d agents)", text, engine.FormatTarget(total), len(live))
+	go func() {
+		c.sendTo(live, Control{Op: "target", F: to}, nil)
+		c.change(ctl, "target", engine.FormatTarget(from), engine.FormatTarget(to), text, true)
+	}()
 }
 
 // publish sends a snapshot on; a reader far behind loses the oldest.
@@ -609,5 +675,55 @@ func (m *merger) results() []*engine.PhaseResult {
 		}
 		out = append(out, pm.asm.Result(pm.final, rt, pm.start, interrupted))
 	}
+	if n := len(out); n > 0 {
+		out[n-1].Closing = m.closing()
+	}
 	return out
+}
+
+// soFar is the phases merged so far, the one in progress as of its last
+// published interval, its measurements copied (the loop goes on).
+func (m *merger) soFar() []*engine.PhaseResult {
+	var order []*phaseMerge
+	for _, pm := range m.phases {
+		if pm.asm.Last() != nil {
+			order = append(order, pm)
+		}
+	}
+	slices.SortFunc(order, func(a, b *phaseMerge) int { return phaseOrder(a.phase) - phaseOrder(b.phase) })
+	var out []*engine.PhaseResult
+	for _, pm := range order {
+		last := pm.asm.Last()
+		if pm.final != nil {
+			last = pm.final
+		}
+		res := pm.asm.Result(last, last.Time.Sub(pm.start), pm.start, false)
+		res.Set = pm.asm.Cumulative().Clone()
+		out = append(out, res)
+	}
+	return out
+}
+
+// closing is the fleet's closing section: the agents' stream summaries
+// added up (produced, consumed, lost, duplicated, out of order), nil when
+// no agent has one. An agent lost sent none: its rows are not counted.
+func (m *merger) closing() *workload.Final {
+	var parts []*stream.Summary
+	for _, a := range m.c.agents {
+		if a.done == nil || len(a.done.Summary) == 0 {
+			continue
+		}
+		var doc struct {
+			Stream *stream.Summary `json:"stream"`
+		}
+		if err := json.Unmarshal(a.done.Summary, &doc); err != nil || doc.Stream == nil {
+			continue
+		}
+		parts = append(parts, doc.Stream)
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	f := stream.FinalOf(stream.SumSummaries(parts))
+	return &f
 }

@@ -9,12 +9,15 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"benchtop/adapters"
 )
 
 func TestNoTokenOnlyLoopback(t *testing.T) {
@@ -104,7 +107,7 @@ func TestProtocolMismatchRefused(t *testing.T) {
 	_ = conn.Send(TypeAuth, Auth{Protocol: Protocol + 1, Range: LocalRange()})
 	err := conn.Expect(TypeWelcome, nil)
 	var re *RefusedError
-	if !errors.As(err, &re) || !strings.Contains(re.Reason, "protocol version 2; this agent speaks 1") {
+	if !errors.As(err, &re) || !strings.Contains(re.Reason, fmt.Sprintf("protocol version %d; this agent speaks %d", Protocol+1, Protocol)) {
 		t.Errorf("coordinator got %v, want a protocol refusal", err)
 	}
 	if aerr := <-done; aerr == nil || !strings.Contains(aerr.Error(), "protocol version") {
@@ -188,15 +191,39 @@ func TestSplit(t *testing.T) {
 		t.Errorf("portions add up to %d", sum)
 	}
 	base := map[string]string{"recordcount": "10", "insertstart": "5", "insertcount": "5", "target": "3000", "threadcount": "50", "operationcount": "10"}
-	props, sh := SplitProps("load", "core", base, 1, 3, false)
+	props, sh := SplitProps("load", "core", base, 1, 3, adapters.Capabilities{})
 	if sh.InsertStart != 7 || sh.InsertCount != 2 || props["insertstart"] != "7" || props["insertcount"] != "2" || sh.Target != 1000 || sh.Threads != 50 {
 		t.Errorf("load share %+v, props %v", sh, props)
 	}
-	if _, sh := SplitProps("load", "core", base, 1, 3, true); sh.InsertCount != -1 {
+	if _, sh := SplitProps("load", "core", base, 1, 3, adapters.Capabilities{StartsEmpty: true}); sh.InsertCount != -1 {
 		t.Errorf("an in-process store's load is split: %+v", sh)
 	}
-	if _, sh := SplitProps("run", "core", base, 2, 3, false); sh.OperationCount != 3 || sh.InsertCount != -1 {
+	if _, sh := SplitProps("run", "core", base, 2, 3, adapters.Capabilities{}); sh.OperationCount != 3 || sh.InsertCount != -1 {
 		t.Errorf("run share %+v", sh)
+	}
+	sp := map[string]string{"partitions": "64"}
+	var parts int
+	for i := range 3 {
+		props, sh := SplitProps("run", "stream", sp, i, 3, adapters.Capabilities{})
+		if want := []int{22, 21, 21}[i]; sh.Partitions != want || props["partitions"] != fmt.Sprint(want) {
+			t.Errorf("agent %d of 3: partitions %d (props %q), want %d", i, sh.Partitions, props["partitions"], want)
+		}
+		parts += sh.Partitions
+	}
+	if parts != 64 {
+		t.Errorf("divided partitions add up to %d, want 64", parts)
+	}
+	if props, sh := SplitProps("run", "stream", sp, 1, 3, adapters.Capabilities{SharedPartitions: true}); sh.Partitions != -1 || props["partitions"] != "64" {
+		t.Errorf("server-side partitions divided: %+v %v", sh, props)
+	}
+	if props, sh := SplitProps("run", "core", sp, 1, 3, adapters.Capabilities{}); sh.Partitions != -1 || props["partitions"] != "64" {
+		t.Errorf("core workload's partitions divided: %+v %v", sh, props)
+	}
+	if _, sh := SplitProps("run", "stream", map[string]string{"partitions": "2"}, 2, 3, adapters.Capabilities{}); sh.Partitions != 0 {
+		t.Errorf("agent 3 of 3 with 2 partitions: %d", sh.Partitions)
+	}
+	if CheckPartitions(2, 3) == nil || CheckPartitions(3, 3) != nil {
+		t.Errorf("CheckPartitions(2, 3) / (3, 3) wrong")
 	}
 	if err := CheckSplit("run", map[string]string{"operationcount": "2"}, 3); err == nil {
 		t.Errorf("2 operations over 3 agents accepted")

@@ -42,6 +42,7 @@ func (r *rowScratch) update(a *agent, iv *Interval) {
 	row.P99 = iv.P99
 	row.Errors = errs
 	row.Threads, row.Target = iv.Threads, iv.Target
+	row.Partitions = iv.Partitions
 	row.CPU = -1
 	if iv.Host.Cores > 0 {
 		row.CPU = iv.Host.CPUTotal

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"benchtop/adapters"
+	"benchtop/engine/stream"
 )
 
 // Portion is agent i's part of total split over n agents: the first
@@ -49,20 +50,39 @@ func CheckSplit(command string, props map[string]string, n int) error {
 	return nil
 }
 
+// DividesPartitions is the fleet's one decision about partitions: true
+// when the partition count is divided among the agents (agent i of n gets
+// Portion(P, i, n) partitions of a stream of its own, each partition
+// produced and consumed by exactly one agent; a change is re-divided),
+// false when every agent gets the whole count and a change goes to one
+// agent only (a store that divides partitions among a group's consumers
+// server-side declares adapters.Capabilities.SharedPartitions: Kafka with
+// kafka.group). Only the stream workload has partitions to divide.
+func DividesPartitions(workload string, caps adapters.Capabilities) bool {
+	return workload == stream.Name && !caps.SharedPartitions
+}
+
 // SplitProps returns agent i of n's properties and what they give it:
 // threads per agent; the total target and operation count split; for a
 // load of the core workload into a shared store, the key range split
 // (insertstart/insertcount, YCSB's parallel-load recipe) so that the
-// fleet loads every record exactly once. An in-process store (startsEmpty)
-// is each agent's own: its load range is not split.
-func SplitProps(command, workload string, base map[string]string, i, n int, startsEmpty bool) (map[string]string, Share) {
+// fleet loads every record exactly once. An in-process store
+// (caps.StartsEmpty) is each agent's own: its load range is not split.
+// When DividesPartitions, the partitions are divided (Share.Partitions;
+// an agent whose portion is 0 is given 1 in its properties, so that it
+// validates, and the coordinator refuses the run: see CheckPartitions).
+func SplitProps(command, workload string, base map[string]string, i, n int, caps adapters.Capabilities) (map[string]string, Share) {
 	out := make(map[string]string, len(base)+3)
 	for k, v := range base {
 		out[k] = v
 	}
 	// The properties were validated (engine.NewConfig) before the split.
 	p := adapters.NewReader(adapters.Properties(base))
-	sh := Share{Threads: p.Int("threadcount", 1, 1, math.MaxInt32), InsertStart: -1, InsertCount: -1}
+	sh := Share{Threads: p.Int("threadcount", 1, 1, math.MaxInt32), InsertStart: -1, InsertCount: -1, Partitions: -1}
+	if DividesPartitions(workload, caps) {
+		sh.Partitions = int(Portion(int64(p.Int("partitions", 1, 1, math.MaxInt32)), i, n))
+		out["partitions"] = strconv.Itoa(max(sh.Partitions, 1))
+	}
 	if t := p.Float("target", 0, 0, math.MaxFloat64); t > 0 {
 		sh.Target = splitTarget(t, n)
 		out["target"] = strconv.FormatFloat(sh.Target, 'f', -1, 64)
@@ -71,7 +91,7 @@ func SplitProps(command, workload string, base map[string]string, i, n int, star
 		sh.OperationCount = Portion(oc, i, n)
 		out["operationcount"] = strconv.FormatInt(sh.OperationCount, 10)
 	}
-	if command == "load" && workload == "core" && !startsEmpty {
+	if command == "load" && workload == "core" && !caps.StartsEmpty {
 		rc := p.Int64("recordcount", 0, 0, math.MaxInt64)
 		start := p.Int64("insertstart", 0, 0, math.MaxInt64)
 		count := p.Int64("insertcount", rc-start, 0, math.MaxInt64)
@@ -92,4 +112,14 @@ func splitTarget(total float64, n int) float64 {
 		return 0
 	}
 	return math.Max(total/float64(n), 0)
+}
+
+// CheckPartitions refuses, with one line, a divided partition count below
+// the agent count (an agent would have none to produce or consume).
+func CheckPartitions(total, agents int) error {
+	if total < agents {
+		return &adapters.ConfigError{Key: "partitions", Value: strconv.Itoa(total),
+			Allowed: fmt.Sprintf("at least one per agent (%d): the fleet divides the stream's partitions among its agents", agents)}
+	}
+	return nil
 }

@@ -14,10 +14,13 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
+	"benchtop/engine/workload"
 )
 
 // Protocol is the version of the protocol; both sides must speak the same.
-const Protocol = 1
+// 2: agents divide a stream's partitions (Share.Partitions) and send their
+// workload's view and counts (Interval.Workload, Delta).
+const Protocol = 2
 
 // Frame size limits: what a peer may send before it is authenticated, and
 // after.
@@ -137,6 +140,9 @@ type Share struct {
 	OperationCount int64   `json:"operationcount"`
 	InsertStart    int64   `json:"insertstart"`
 	InsertCount    int64   `json:"insertcount"`
+	// Partitions is the agent's portion of a divided partition count (-1:
+	// not divided, every agent has the whole count).
+	Partitions int `json:"partitions"`
 }
 
 // Ready says the agent validated the run and opened its adapter.
@@ -184,10 +190,14 @@ type Interval struct {
 	// P99 is the agent's own p99 of the interval over every operation type
 	// (service time), for its row on the screen.
 	P99 time.Duration
+	// Workload is the workload's own figures (the stream's), Delta its
+	// counts of the interval; nil when it has none.
+	Workload *workload.View
+	Delta    map[string]float64
 
-	// hists are Set's histograms still encoded (the coordinator's fast
-	// path, see fastsum.go); Set then holds the counters only.
-	hists []encodedHist
+	// enc is Set still encoded, histograms included (the coordinator's
+	// side, see decode.go); Set then holds the counters only.
+	enc *measure.Encoded
 }
 
 // PhaseStart says a phase begins on the agent (at At, its clock) and its

@@ -18,13 +18,15 @@
 #
 # With one machine it runs, inside the namespace,
 #   benchtop run SERVER -P workloads/stream-tunnel -p host.nicspeed=RATE -p partitions=P ...
-# With two, when this benchtop has the coordinator (`benchtop run --agents`)
-# and netlab started an agent in each namespace, it runs one fleet run from
-# the root namespace:
+# With two, netlab starts an agent of this benchtop in each namespace and
+# the script runs one fleet run from the root namespace:
 #   benchtop run SERVER ... -p partitions=P --agents M1:PORT,M2:PORT --token-file F
-# and otherwise two independent benchtop runs at once, one per machine,
-# each with half the partitions (a stream of its own each), adding their
-# figures; the table says which.
+# which divides the P partitions between the agents (each produces and
+# consumes P/2 of a stream of its own) and merges their figures: the
+# fleet's rows/s, MB/s, CPU and memory are the agents' sums, its verdict
+# (lost, duplicated, out of order) over every row. A benchtop without
+# agents falls back to two independent runs at once, one per machine with
+# half the partitions each, figures added; the table's note says which.
 #
 # It prints the table (scenario, machines, partitions, stable rows/s, peak
 # rows/s, ms per 1,000 rows, client CPU cores, memory, MB/s of rows) plus
@@ -87,7 +89,8 @@ if [[ -z $BIN ]]; then
 fi
 BIN=$(realpath "$BIN")
 
-eval "$(scripts/netlab.sh up 2 "$RATE" --agents)"
+# The lab's agents run this build (netlab.sh starts BENCHTOP).
+eval "$(BENCHTOP=$BIN scripts/netlab.sh up 2 "$RATE" --agents)"
 SERVER_ADDR=$BENCHTOP_LAB_SERVER
 LINK=$(awk -v r="$RATE" 'BEGIN { n = r + 0; u = substr(r, length(r) - 3); m = (u == "kbit") ? 1e3 : (u == "mbit") ? 1e6 : 1e9; print n * m / 8 }')
 FLEET=
@@ -166,6 +169,33 @@ run_one() {
 	nic_rate "$c0" "$c1" >"$out.nic"
 }
 
+# run_fleet SERVER P OUT: one fleet run from the root namespace, the two
+# lab agents (one per machine) dividing the P partitions between them
+# (each agent a stream of its own with P/2); OUT.json, OUT.log, OUT.nic
+# (the busier machine's NIC, steady part) and OUT.srv (server CPU).
+run_fleet() {
+	local server=$1 p=$2 out=$3 pid a0 a1 b0 b1 spid s0 s1 na nb
+	# shellcheck disable=SC2046
+	"$BIN" run "$server" -P workloads/stream-tunnel $(props "$server") -p "host.nicspeed=$RATE" -p "partitions=$p" \
+		-threads "$THREADS" -p "maxexecutiontime=$STEP" --agents "$BENCHTOP_LAB_AGENTS" \
+		--token-file "$BENCHTOP_LAB_TOKEN_FILE" --headless -s --json "$out.json" >"$out.log" 2>&1 &
+	pid=$!
+	spid=$(server_pid "$server")
+	sleep 4 # the agents' handshake, then the start-up
+	a0=$(counters benchtop-m1)
+	b0=$(counters benchtop-m2)
+	s0=$(cpu_secs "$spid")
+	sleep $((STEP - 4))
+	a1=$(counters benchtop-m1)
+	b1=$(counters benchtop-m2)
+	s1=$(cpu_secs "$spid")
+	awk -v a="$s0" -v b="$s1" -v t0="${a0##* }" -v t1="${a1##* }" 'BEGIN { printf "%.2f", (b - a) / (t1 - t0) }' >"$out.srv"
+	wait "$pid" || { tail -n 15 "$out.log" >&2; die "the fleet run ($server, $p partitions) failed; log $out.log"; }
+	na=$(nic_rate "$a0" "$a1")
+	nb=$(nic_rate "$b0" "$b1")
+	echo $((na > nb ? na : nb)) >"$out.nic"
+}
+
 # row SCENARIO MACHINES P NOTE FILES...: one table line from the runs'
 # JSON (figures added up over machines) into $WORK/table.tsv.
 row() {
@@ -210,16 +240,9 @@ for s in $SERVERS; do
 	done
 	for p in 64 128; do
 		if [[ -n $FLEET ]]; then
-			say "$s: two machines (agents), $p partitions"
-			c0a=$(counters benchtop-m1)
-			# shellcheck disable=SC2046
-			"$BIN" run "$s" -P workloads/stream-tunnel $(props "$s") -p "host.nicspeed=$RATE" -p "partitions=$p" \
-				-threads "$THREADS" -p "maxexecutiontime=$STEP" --agents "$BENCHTOP_LAB_AGENTS" \
-				--token-file "$BENCHTOP_LAB_TOKEN_FILE" --headless --json "$WORK/$s-2m-$p.json" >"$WORK/$s-2m-$p.log" 2>&1 ||
-				die "the fleet run ($s, $p partitions) failed; log $WORK/$s-2m-$p.log"
-			nic_rate "$c0a" "$(counters benchtop-m1)" >"$WORK/$s-2m-$p.nic"
-			echo "-1" >"$WORK/$s-2m-$p.srv"
-			row "$s" 2 "$p" "one fleet run (--agents)" "$WORK/$s-2m-$p"
+			say "$s: two machines, one fleet run (--agents), $p partitions divided"
+			run_fleet "$s" "$p" "$WORK/$s-2m-$p"
+			row "$s" 2 "$p" "one fleet run, $((p / 2)) partitions per agent" "$WORK/$s-2m-$p"
 		else
 			say "$s: two machines, $p partitions (two independent runs of $((p / 2)) partitions, added)"
 			run_one "$s" 1 $((p / 2)) "$WORK/$s-2m-$p-a" &

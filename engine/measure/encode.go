@@ -25,12 +25,14 @@ type wireSet struct {
 	Integrity, Ops, MaxLag int64
 }
 
+// wireHist is one histogram of a wireSet.
 type wireHist struct {
 	Slot       int
 	OutOfRange int64
 	Data       []byte
 }
 
+// wireErrors is one operation type's errors of one kind in a wireSet.
 type wireErrors struct {
 	Op    int
 	Kind  string

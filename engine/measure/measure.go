@@ -5,6 +5,7 @@
 package measure
 
 import (
+	"math"
 	"sync"
 	"time"
 
@@ -119,7 +120,7 @@ func (s *Set) Merge(o *Set) {
 		}
 		// Values are clamped to the range when recorded, so nothing should
 		// be dropped; count it as out of range if it ever is.
-		s.OutOfRange[i] += o.OutOfRange[i] + s.H[i].Merge(h)
+		s.OutOfRange[i] += o.OutOfRange[i] + mergeHist(s.H[i], h)
 	}
 	for op, m := range o.Errors {
 		for k, n := range m {
@@ -234,4 +235,45 @@ func (r *Recorder) Allocated() int {
 		}
 	}
 	return n
+}
+
+// The counts layout of the engine's histograms (hdrhistogram-go's, for
+// Lowest and Digits): index i of a counts array holds the values of
+// bucket i>>halfMag - 1 (sub-bucket i&(half-1) + half), bucket 0 holding
+// sub-buckets 0 to 2*half-1.
+var (
+	halfMag  = uint(math.Ceil(math.Log2(2*math.Pow10(Digits)))) - 1
+	unitMag  = uint(math.Floor(math.Log2(float64(Lowest))))
+	halfSubs = int64(1) << halfMag
+)
+
+// valueAt is the lowest value that counts index i holds.
+func valueAt(i int) int64 {
+	bucket := int64(i>>halfMag) - 1
+	sub := int64(i)&(halfSubs-1) + halfSubs
+	if bucket < 0 {
+		sub -= halfSubs
+		bucket = 0
+	}
+	return sub << (uint(bucket) + unitMag)
+}
+
+// bulkMerge is the count of values from which mergeHist reads the source's
+// counts array rather than walk it with hdrhistogram-go's iterator (the
+// array's copy costs more than a short walk).
+const bulkMerge = 1 << 12
+
+// mergeHist adds src to dst bucket by bucket (hdrhistogram-go's Merge,
+// faster for a source of many values) and returns the values dropped.
+func mergeHist(dst, src *hdr.Histogram) int64 {
+	if src.TotalCount() < bulkMerge {
+		return dst.Merge(src)
+	}
+	var dropped int64
+	for i, c := range src.Export().Counts {
+		if c != 0 && dst.RecordValues(valueAt(i), c) != nil {
+			dropped += c
+		}
+	}
+	return dropped
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,6 +59,13 @@ func writeMetaComment(w io.Writer, info engine.Info) {
 		cpu = "unknown CPU"
 	}
 	fmt.Fprintf(w, "# host: %s, %s, %d cores, GOMAXPROCS %d, %s %s (%s)\n", h.Hostname, cpu, h.Cores, h.GOMAXPROCS, h.OS, h.Kernel, h.Arch)
+	if info.Agents > 0 {
+		th, err := strconv.Atoi(info.Properties["threadcount"])
+		if err != nil || th < 1 {
+			th = 1
+		}
+		fmt.Fprintf(w, "# fleet: %d agents, Threads %d/agent (%d total)\n", info.Agents, th, th*info.Agents)
+	}
 	if !info.Start.IsZero() {
 		fmt.Fprintf(w, "# start: %s\n", info.Start.UTC().Format(time.RFC3339))
 	}

@@ -191,7 +191,14 @@ func (m *Model) line2(h *history.History, s State) string {
 		}
 		return strconv.Itoa(n)
 	}
-	controls := " " + st.Label.Render("Threads ") + st.Value.Render(num(threads)) + want(s.WantThreads) +
+	threadsS := st.Value.Render(num(threads)) + want(s.WantThreads)
+	if n, total := fleetThreads(snap); n > 0 && snap != nil {
+		// A fleet: threads are per agent; the total is every running
+		// agent's.
+		threadsS = st.Value.Render(num(threads)) + want(s.WantThreads) + st.Label.Render("/agent") +
+			st.Muted.Render(fmt.Sprintf(" (%d total)", total))
+	}
+	controls := " " + st.Label.Render("Threads ") + threadsS +
 		"   " + st.Label.Render("Partitions ") + st.Value.Render(num(partitions)) + want(s.WantPartitions) +
 		"   " + st.Label.Render("Target ") + st.Value.Render(format.Target(target))
 	if s.TargetPending {
@@ -235,4 +242,24 @@ func (m *Model) line2(h *history.History, s State) string {
 		}
 	}
 	return common.Fit(controls, w)
+}
+
+// fleetThreads is a fleet run's agents not lost and their threads in all
+// (0, 0 for a run of one process).
+func fleetThreads(snap *engine.Snapshot) (agents, total int) {
+	if snap == nil {
+		return 0, 0
+	}
+	for _, a := range snap.Agents {
+		if a.State == "lost" {
+			continue
+		}
+		agents++
+		if a.Threads > 0 {
+			total += a.Threads
+		} else {
+			total += snap.Threads
+		}
+	}
+	return agents, total
 }
