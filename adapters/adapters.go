@@ -90,6 +90,12 @@ type Capabilities struct {
 	// StartsEmpty: the store lives in the process and holds nothing when
 	// opened (the embedded memory store), so a "run" loads first.
 	StartsEmpty bool
+	// SharedPartitions: the server divides a stream's partitions among
+	// the consumers of a group (Kafka with kafka.group set), so clients
+	// that share the stream must not divide them again. A fleet then
+	// gives every agent the whole partition count, one shared stream, and
+	// grows it once (see adapters.SharedStream).
+	SharedPartitions bool
 }
 
 // Capable is implemented by adapters whose Capabilities differ from the
