@@ -253,6 +253,11 @@ type Driver struct {
 	// properties, any other error for a failure to connect; the error text
 	// must not contain secrets. ctx bounds the time spent connecting.
 	Open func(ctx context.Context, props Properties) (DB, error)
+	// Fleet, when set, returns properties that a fleet's coordinator sets
+	// once, for every agent alike, before the run is validated: names that
+	// the agents must share and that none of them may pick alone (Kafka's
+	// topic and consumer group). nil or an empty map: nothing to add.
+	Fleet func(props Properties) map[string]string
 }
 
 // Unknown checks the properties under d's Prefixes against d.Keys (nothing

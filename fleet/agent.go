@@ -14,6 +14,7 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/report"
+	"benchtop/engine/stream"
 	"benchtop/engine/workload"
 )
 
@@ -210,6 +211,7 @@ func (s *session) prepare(ctx context.Context) error {
 	}
 	s.db = db
 	props, share := SplitProps(sp.Command, base.Workload, sp.Props, sp.Index, sp.Count, adapters.CapabilitiesOf(db).StartsEmpty)
+	share.SharedPartitions = base.Workload == stream.Name && adapters.CapabilitiesOf(db).SharedPartitions
 	cfg, _, err := engine.NewConfig(sp.Command, sp.Adapter, props)
 	if err != nil {
 		return s.refuse("%s", s.describe(err))
@@ -428,6 +430,9 @@ func (s *session) done(results []*engine.PhaseResult, runErr error) Done {
 		d.Segments = res.Segments
 		if res.Closing != nil {
 			d.Problems = append(d.Problems, res.Closing.Problems...)
+			if s, ok := res.Closing.JSON.(*stream.Summary); ok && s.Ledger != nil {
+				d.Rows = s.Ledger
+			}
 		}
 	}
 	var b bytes.Buffer

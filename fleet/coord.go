@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"benchtop/adapters"
@@ -137,6 +138,8 @@ type agent struct {
 	row      engine.AgentRow
 	done     *Done
 	late     int // seq awaited while late
+	// parts is the partition count of its last interval (any goroutine).
+	parts atomic.Int64
 	gotSeq   map[engine.Phase]int
 	// finishedAt is when its run's last interval came (its Done may take
 	// a while: the workload's closing check).
@@ -434,6 +437,9 @@ func (c *Coordinator) SetPartitions(n int) error {
 	}
 	if !c.info.CanRepartition {
 		return engine.ErrCannotRepartition
+	}
+	if c.sharedPartitions() {
+		return c.setSharedPartitions(n) // one stream: grown once (shared.go)
 	}
 	c.send(Control{Op: "partitions", N: n}, nil)
 	return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"benchtop/adapters"
+	"benchtop/engine/stream"
 )
 
 // Portion is agent i's part of total split over n agents: the first
@@ -70,6 +71,11 @@ func SplitProps(command, workload string, base map[string]string, i, n int, star
 	if oc := p.Int64("operationcount", 0, 0, math.MaxInt64); oc > 0 && command == "run" {
 		sh.OperationCount = Portion(oc, i, n)
 		out["operationcount"] = strconv.FormatInt(sh.OperationCount, 10)
+	}
+	if workload == stream.Name {
+		// Rows name their producer uniquely across the fleet (one shared
+		// stream: a row may be delivered by another agent).
+		out[stream.PropOrigin] = strconv.Itoa(i + 1)
 	}
 	if command == "load" && workload == "core" && !startsEmpty {
 		rc := p.Int64("recordcount", 0, 0, math.MaxInt64)

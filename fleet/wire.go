@@ -14,6 +14,7 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
+	"benchtop/engine/stream"
 )
 
 // Protocol is the version of the protocol; both sides must speak the same.
@@ -137,6 +138,9 @@ type Share struct {
 	OperationCount int64   `json:"operationcount"`
 	InsertStart    int64   `json:"insertstart"`
 	InsertCount    int64   `json:"insertcount"`
+	// SharedPartitions: the agents share one stream whose partitions the
+	// server divides among them (shared.go).
+	SharedPartitions bool `json:"shared_partitions,omitempty"`
 }
 
 // Ready says the agent validated the run and opened its adapter.
@@ -216,6 +220,9 @@ type Done struct {
 	Summary  json.RawMessage // its JSON summary
 	Err      string          // the run's error, if any
 	Problems []string        // the workload's closing problems (lost rows...)
+	// Rows is the agent's ledger of a shared stream's rows, for the
+	// fleet's verdict (nil otherwise).
+	Rows *stream.Ledger `json:",omitempty"`
 }
 
 // Conn is one side of a session: framed messages over a byte stream.
