@@ -139,8 +139,8 @@ type agent struct {
 	done     *Done
 	late     int // seq awaited while late
 	// parts is the partition count of its last interval (any goroutine).
-	parts atomic.Int64
-	gotSeq   map[engine.Phase]int
+	parts  atomic.Int64
+	gotSeq map[engine.Phase]int
 	// finishedAt is when its run's last interval came (its Done may take
 	// a while: the workload's closing check).
 	finishedAt time.Time

@@ -28,13 +28,13 @@ type Summary struct {
 	FailedDelivered int64 `json:"failed_writes_delivered"`
 	ReadErrors      int64 `json:"read_errors"`
 	Drained         bool  `json:"drained"`
+	DrainMS         int64 `json:"drain_ms"`
 	// FleetVerdict: the stream was shared by a fleet's agents (one
 	// consumer group) and lost, duplicated and out-of-order rows are the
 	// fleet's verdict (Merge of every agent's Ledger), not this summary's.
 	FleetVerdict bool `json:"accounted_by_fleet,omitempty"`
 	// Ledger is this agent's part of the fleet verdict (FleetVerdict only).
 	Ledger *Ledger `json:"-"`
-	DrainMS         int64 `json:"drain_ms"`
 
 	StableRowsPerSec float64 `json:"rows_per_sec_stable"`
 	PeakRowsPerSec   float64 `json:"rows_per_sec_peak"`
