@@ -427,6 +427,10 @@ func (w *Workload) Stop(ctx context.Context) error {
 	}
 	if w.shared {
 		w.drainShared(ctx, t0)
+		// Every row was read; the consumers finish recording what their
+		// last reads returned, then stop.
+		w.consStop()
+		w.consWG.Wait()
 	} else {
 		done := make(chan struct{})
 		go func() { w.consWG.Wait(); close(done) }()
