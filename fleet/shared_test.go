@@ -1,0 +1,140 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"benchtop/adapters"
+	"benchtop/engine"
+	_ "benchtop/engine/stream"
+)
+
+// The test's shared store: the memory adapter under another name, which
+// declares SharedPartitions, and whose streams act as one imagined
+// shared stream of every agent in the process: growing it takes a while,
+// and a growth asked while another is under way counts as a second one
+// (what Kafka would be asked twice).
+const sharedTestAdapter = "fleettest-shared"
+
+var sharedStore struct {
+	mu      sync.Mutex
+	parts   int
+	growing bool
+	grows   int
+}
+
+func init() {
+	adapters.Register(adapters.Driver{Name: sharedTestAdapter, Description: "test: memory streams declaring shared partitions",
+		Open: func(ctx context.Context, p adapters.Properties) (adapters.DB, error) {
+			db, err := adapters.Open(ctx, "memory", p)
+			if err != nil {
+				return nil, err
+			}
+			return sharedMem{db}, nil
+		},
+		Fleet: func(adapters.Properties) map[string]string { return map[string]string{"fleettest.name": "shared-1"} },
+	})
+}
+
+type sharedMem struct{ adapters.DB }
+
+func (sharedMem) Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{SharedPartitions: true}
+}
+
+func (d sharedMem) OpenStream(ctx context.Context, name string, n int) (adapters.Stream, error) {
+	s, err := d.DB.(adapters.Streamer).OpenStream(ctx, name, n)
+	if err != nil {
+		return nil, err
+	}
+	sharedStore.mu.Lock()
+	sharedStore.parts = max(sharedStore.parts, n)
+	sharedStore.mu.Unlock()
+	return growCounting{s}, nil
+}
+
+type growCounting struct{ adapters.Stream }
+
+func (s growCounting) EnsurePartitions(ctx context.Context, n int) error {
+	st := &sharedStore
+	st.mu.Lock()
+	switch {
+	case st.parts >= n && !st.growing:
+	case st.growing:
+		st.grows++ // asked again while the first growth is under way
+	default:
+		st.growing = true
+		st.mu.Unlock()
+		time.Sleep(300 * time.Millisecond)
+		st.mu.Lock()
+		st.parts, st.growing = n, false
+		st.grows++
+	}
+	st.mu.Unlock()
+	return s.Stream.EnsurePartitions(ctx, n)
+}
+
+// A partition change of a shared stream goes to the first agent, and to
+// the others once it reports the new count: the stream grows once, and
+// every agent ends at the new count.
+func TestSharedPartitionsGrowOnce(t *testing.T) {
+	sharedStore.mu.Lock()
+	sharedStore.parts, sharedStore.grows, sharedStore.growing = 0, 0, false
+	sharedStore.mu.Unlock()
+	log := &syncBuf{}
+	eps := startAgents(t, 3, testToken, log)
+	props := map[string]string{"workload": "stream", "partitions": "2", "threadcount": "1", "target": "600",
+		"maxexecutiontime": "4", "status.interval": "0.2"}
+	props = SharedProps(sharedTestAdapter, props)
+	if props["fleettest.name"] != "shared-1" {
+		t.Fatalf("SharedProps did not add the driver's names: %v", props)
+	}
+	cfg, _, err := engine.NewConfig("run", sharedTestAdapter, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := Connect(ctx, CoordConfig{Config: cfg, Props: props, Label: "test", Token: testToken, Agents: eps, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.sharedPartitions() {
+		t.Fatal("the agents did not report shared partitions")
+	}
+	go func() {
+		for range c.Snapshots() {
+		}
+	}()
+	go func() {
+		time.Sleep(time.Second)
+		if err := c.SetPartitions(4); err != nil {
+			t.Error(err)
+		}
+	}()
+	if _, err := c.Run(ctx); err != nil {
+		t.Fatalf("run: %v\n%s", err, log.String())
+	}
+	sharedStore.mu.Lock()
+	grows, parts := sharedStore.grows, sharedStore.parts
+	sharedStore.mu.Unlock()
+	if grows != 1 || parts != 4 {
+		t.Errorf("the shared stream grew %d times to %d partitions; want once, to 4", grows, parts)
+	}
+	for _, a := range c.Agents() {
+		var sum struct {
+			Stream struct {
+				PartitionsFinal int `json:"partitions_final"`
+			} `json:"stream"`
+		}
+		b, _ := json.Marshal(a.Summary)
+		if err := json.Unmarshal(b, &sum); err != nil || sum.Stream.PartitionsFinal != 4 {
+			t.Errorf("agent %s ended at %d partitions (%v); want 4", a.Name, sum.Stream.PartitionsFinal, err)
+		}
+	}
+	if _, _, ok := c.StreamVerdict(); ok {
+		t.Error("a verdict without any shared stream's ledger")
+	}
+}
