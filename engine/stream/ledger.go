@@ -268,3 +268,14 @@ func countUpTo(seqs []uint32, n uint32) int {
 	}
 	return len(seen)
 }
+
+// ApplyTo puts the verdict's row accounting into a summary (a fleet's
+// summed summary of a shared stream, whose agents left it to the
+// verdict): produced, consumed, distinct, lost, duplicated, out of order,
+// unknown and failed writes; the rates and tables are left as they are.
+func (v Verdict) ApplyTo(s *Summary) {
+	s.Produced, s.Consumed, s.Distinct = v.Produced, v.Consumed, v.Distinct
+	s.Lost, s.Duplicated, s.OutOfOrder, s.Unknown = v.Lost, v.Duplicated, v.OutOfOrder, v.Unknown
+	s.FailedWrites, s.FailedDelivered = v.FailedWrites, v.FailedDelivered
+	s.FleetVerdict, s.Ledger = false, nil
+}

@@ -120,3 +120,12 @@ func TestLedgerEncodes(t *testing.T) {
 		t.Errorf("a one-number range decoded without an error")
 	}
 }
+
+func TestVerdictApplyTo(t *testing.T) {
+	s := &Summary{Produced: 5, Consumed: 5, FleetVerdict: true, Ledger: &Ledger{}, RowSize: 220}
+	Verdict{Produced: 10, Consumed: 12, Distinct: 9, Lost: 1, Duplicated: 3, OutOfOrder: 2, Unknown: 1, FailedWrites: 4, FailedDelivered: 5}.ApplyTo(s)
+	want := &Summary{Produced: 10, Consumed: 12, Distinct: 9, Lost: 1, Duplicated: 3, OutOfOrder: 2, Unknown: 1, FailedWrites: 4, FailedDelivered: 5, RowSize: 220}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("ApplyTo: %+v, want %+v", s, want)
+	}
+}
