@@ -308,6 +308,7 @@ func (s *session) run(ctx context.Context, at time.Time) error {
 		return sendErr
 	}
 	done := s.done(results, runErr)
+	fitLedger(&done)
 	if err := s.conn.Send(TypeDone, done); err != nil {
 		return err
 	}
@@ -446,4 +447,19 @@ func (s *session) done(results []*engine.PhaseResult, runErr error) Done {
 		d.Err = adapters.MaskSecretsIn(strings.Join(strings.Fields(runErr.Error()), " "), s.props)
 	}
 	return d
+}
+
+// fitLedger drops a row ledger too large for one frame (stream.keys x
+// threads of a few hundred bytes each; a frame holds MaxFrame), and says
+// so: the fleet's verdict then lacks this agent, which fails the run.
+func fitLedger(d *Done) {
+	if d.Rows == nil {
+		return
+	}
+	b, err := json.Marshal(d)
+	if err == nil && len(b) < MaxFrame-4096 {
+		return
+	}
+	d.Problems = append(d.Problems, fmt.Sprintf("stream: this agent's row ledger (%d keys) is too large to send (%d-byte limit): fewer stream.keys or threads", len(d.Rows.Keys), MaxFrame))
+	d.Rows = nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	_ "benchtop/engine/stream"
+	"benchtop/engine/stream"
 )
 
 // The test's shared store: the memory adapter under another name, which
@@ -136,5 +136,18 @@ func TestSharedPartitionsGrowOnce(t *testing.T) {
 	}
 	if _, _, ok := c.StreamVerdict(); ok {
 		t.Error("a verdict without any shared stream's ledger")
+	}
+}
+
+func TestFitLedger(t *testing.T) {
+	small := Done{Rows: &stream.Ledger{Keys: make([]stream.KeyLedger, 10)}}
+	fitLedger(&small)
+	if small.Rows == nil || len(small.Problems) != 0 {
+		t.Errorf("a small ledger was dropped: %q", small.Problems)
+	}
+	big := Done{Rows: &stream.Ledger{Keys: make([]stream.KeyLedger, MaxFrame/20)}}
+	fitLedger(&big)
+	if big.Rows != nil || len(big.Problems) != 1 {
+		t.Errorf("a ledger over the frame limit was kept (problems %q)", big.Problems)
 	}
 }
