@@ -87,7 +87,7 @@ func TestSharedPartitionsGrowOnce(t *testing.T) {
 	log := &syncBuf{}
 	eps := startAgents(t, 3, testToken, log)
 	props := map[string]string{"workload": "stream", "partitions": "2", "threadcount": "1", "target": "600",
-		"maxexecutiontime": "4", "status.interval": "0.2"}
+		"maxexecutiontime": "0", "status.interval": "0.2"}
 	props = SharedProps(sharedTestAdapter, props)
 	if props["fleettest.name"] != "shared-1" {
 		t.Fatalf("SharedProps did not add the driver's names: %v", props)
@@ -96,7 +96,8 @@ func TestSharedPartitionsGrowOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	c, err := Connect(ctx, CoordConfig{Config: cfg, Props: props, Label: "test", Token: testToken, Agents: eps, Log: log})
 	if err != nil {
 		t.Fatal(err)
@@ -104,14 +105,29 @@ func TestSharedPartitionsGrowOnce(t *testing.T) {
 	if !c.sharedPartitions() {
 		t.Fatal("the agents did not report shared partitions")
 	}
-	go func() {
-		for range c.Snapshots() {
+	// Change once every agent runs; stop once every agent runs the new
+	// count.
+	all := func(n int) bool {
+		for _, a := range c.agents {
+			if int(a.parts.Load()) != n {
+				return false
+			}
 		}
-	}()
+		return true
+	}
 	go func() {
-		time.Sleep(time.Second)
-		if err := c.SetPartitions(4); err != nil {
-			t.Error(err)
+		changed := false
+		for s := range c.Snapshots() {
+			switch {
+			case !changed && s.Phase == engine.PhaseRun && s.OpsDone > 0 && all(2):
+				changed = true
+				if err := c.SetPartitions(4); err != nil {
+					t.Error(err)
+					c.Stop()
+				}
+			case changed && all(4):
+				c.Stop()
+			}
 		}
 	}()
 	if _, err := c.Run(ctx); err != nil {
@@ -131,7 +147,7 @@ func TestSharedPartitionsGrowOnce(t *testing.T) {
 		}
 		b, _ := json.Marshal(a.Summary)
 		if err := json.Unmarshal(b, &sum); err != nil || sum.Stream.PartitionsFinal != 4 {
-			t.Errorf("agent %s ended at %d partitions (%v); want 4", a.Name, sum.Stream.PartitionsFinal, err)
+			t.Errorf("agent %s (%s %s, problems %q) ended at %d partitions (%v); want 4; summary %.300s", a.Name, a.State, a.Error, a.Problems, sum.Stream.PartitionsFinal, err, b)
 		}
 	}
 	if _, _, ok := c.StreamVerdict(); ok {
