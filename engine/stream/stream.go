@@ -16,6 +16,10 @@
 // epoch.go). Every delivered row is checked (check.go), and the final
 // report says how many rows were produced, consumed, lost, duplicated and
 // delivered out of order; any of the last three makes the run fail.
+// A stream consumed by a group of processes (adapters.SharedStream: the
+// agents of a fleet in one Kafka consumer group) is checked per partition
+// and accounted in a Ledger per process, which Merge adds into the
+// fleet's verdict (see shared.go).
 //
 // The adapter side is the optional adapters.Streamer interface.
 package stream
