@@ -19,6 +19,7 @@ import (
 	"benchtop/engine/measure"
 	"benchtop/engine/report"
 	"benchtop/engine/steps"
+	"benchtop/engine/stream"
 	"benchtop/fleet"
 	"benchtop/tui"
 )
@@ -230,6 +231,9 @@ func readAgentsFile(path string) ([]string, error) {
 // runFleetCommand validates the configuration as a local run does, then
 // coordinates the agents.
 func runFleetCommand(o *cliOptions, f *fleetOptions, interactive bool, stdout, stderr io.Writer, intr *interrupts) int {
+	// Names every agent must share (one Kafka topic and group) are picked
+	// here, once, before the run is validated and hashed.
+	o.Props = fleet.SharedProps(o.DB, o.Props)
 	cfg, warns, err := engine.NewConfig(o.Command, o.DB, o.Props)
 	if err != nil {
 		fmt.Fprintf(stderr, "benchtop: %v\n", describeConfigErr(err))
@@ -307,6 +311,7 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 	}
 	report.WriteText(stdout, results, c.Info())
 	writeFleetText(stdout, c)
+	writeFleetStream(stdout, c)
 	writeFailedSteps(stdout, failed)
 	o.Baseline.writeComment(stdout, results, c.Info()) // --baseline (baseline.go)
 	if err := finishFleetExports(e, o, results, c, failed); err != nil {
@@ -322,6 +327,12 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 	problems := c.Problems()
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "benchtop: agent %s\n", p)
+	}
+	if v, _, ok := c.StreamVerdict(); ok {
+		for _, p := range v.Problems() {
+			fmt.Fprintf(stderr, "benchtop: fleet %s\n", p)
+			problems = append(problems, p)
+		}
 	}
 	if lost := c.Lost(); len(lost) > 0 {
 		fmt.Fprintf(stderr, "benchtop: incomplete run: %d of %d agents lost: %s\n", len(lost), len(eps), strings.Join(lost, ", "))
@@ -486,8 +497,12 @@ func writeFleetDoc(w io.Writer, results []*engine.PhaseResult, c *fleet.Coordina
 		return err
 	}
 	doc["agents"] = c.Agents()
-	doc["fleet"] = map[string]any{"agents": len(c.Agents()), "lost": c.Lost(), "threads_per_agent": c.ThreadsPerAgent(),
+	fl := map[string]any{"agents": len(c.Agents()), "lost": c.Lost(), "threads_per_agent": c.ThreadsPerAgent(),
 		"partitions_divided": c.Divided()}
+	if v, missing, ok := c.StreamVerdict(); ok {
+		fl["stream"] = fleetStreamJSON{Verdict: v, OK: v.OK() && missing == 0, MissingLedgers: missing}
+	}
+	doc["fleet"] = fl
 	if base != nil {
 		doc["baseline"] = base.jsonMember()
 	}
@@ -497,4 +512,46 @@ func writeFleetDoc(w io.Writer, results []*engine.PhaseResult, c *fleet.Coordina
 	}
 	_, err = w.Write(append(out, '\n'))
 	return err
+}
+
+// fleetStreamJSON is the fleet's verdict on a shared stream's rows in the
+// JSON summary ("fleet": {"stream": ...}).
+type fleetStreamJSON struct {
+	stream.Verdict
+	// OK: every row delivered exactly once, in order, and every agent's
+	// ledger merged.
+	OK bool `json:"ok"`
+	// MissingLedgers counts agents (lost ones) whose rows could not be
+	// accounted.
+	MissingLedgers int `json:"missing_ledgers"`
+}
+
+// writeFleetStream writes the fleet's verdict on a shared stream's rows
+// (every agent's ledger merged), in the [STREAM] lines' form.
+func writeFleetStream(w io.Writer, c *fleet.Coordinator) {
+	v, missing, ok := c.StreamVerdict()
+	if !ok {
+		return
+	}
+	line := func(k string, x any) { fmt.Fprintf(w, "[STREAM-FLEET], %s, %v\n", k, x) }
+	line("Ledgers", v.Ledgers)
+	if missing > 0 {
+		line("MissingLedgers", missing)
+	}
+	line("RowsProduced", v.Produced)
+	line("RowsConsumed", v.Consumed)
+	line("RowsLost", v.Lost)
+	line("RowsDuplicated", v.Duplicated)
+	line("RowsOutOfOrder", v.OutOfOrder)
+	line("RowsUnknown", v.Unknown)
+	line("FailedWrites", v.FailedWrites)
+	for _, l := range v.PerLedger {
+		fmt.Fprintf(w, "[STREAM-FLEET], Origin %d RowsProduced, %d\n", l.Origin, l.Produced)
+		fmt.Fprintf(w, "[STREAM-FLEET], Origin %d RowsConsumed, %d\n", l.Origin, l.Consumed)
+	}
+	verdict := "OK"
+	if !v.OK() || missing > 0 {
+		verdict = "FAILED"
+	}
+	line("Verdict", verdict)
 }

@@ -93,10 +93,11 @@ type Capabilities struct {
 	// SharedPartitions: the server divides a stream's partitions among
 	// the consumers of a group (Kafka with kafka.group set), so clients
 	// that share the stream must not divide them again. A fleet then
-	// gives every agent the whole partition count and sends a partition
-	// change to one agent only (fleet.DividesPartitions). Without it, a
-	// stream's partitions are benchtop's own (Redis Streams, NATS, the
-	// memory store): a fleet divides them, each agent a stream of its own.
+	// gives every agent the whole partition count and one shared stream,
+	// and grows it once (fleet.DividesPartitions, adapters.SharedStream).
+	// Without it, a stream's partitions are benchtop's own (Redis Streams,
+	// NATS, the memory store): a fleet divides them, each agent a stream
+	// of its own.
 	SharedPartitions bool
 }
 
@@ -255,6 +256,11 @@ type Driver struct {
 	// properties, any other error for a failure to connect; the error text
 	// must not contain secrets. ctx bounds the time spent connecting.
 	Open func(ctx context.Context, props Properties) (DB, error)
+	// Fleet, when set, returns properties that a fleet's coordinator sets
+	// once, for every agent alike, before the run is validated: names that
+	// the agents must share and that none of them may pick alone (Kafka's
+	// topic and consumer group). nil or an empty map: nothing to add.
+	Fleet func(props Properties) map[string]string
 }
 
 // Unknown checks the properties under d's Prefixes against d.Keys (nothing

@@ -73,6 +73,24 @@ type GrowOnlyStream interface {
 	ShrinkError(from, to int) error
 }
 
+// SharedStream is implemented by streams that other processes may consume
+// too (a Kafka topic read by a consumer group): a partition is delivered
+// by whichever member the server assigns it to, and may move between
+// members while the run goes on. The stream workload then checks order
+// per partition (it cannot hold back a key's new partition until another
+// process has drained the old one), records every row it delivers in a
+// ledger for a verdict across processes (stream.Merge), and ends its run
+// with WaitConsumed instead of reading every partition to its end itself.
+type SharedStream interface {
+	Stream
+	// Shared reports whether the stream is consumed by a group.
+	Shared() bool
+	// WaitConsumed returns once every row in the stream when it was
+	// called has been delivered by some member of the group (and that
+	// member has recorded so), or when ctx ends.
+	WaitConsumed(ctx context.Context) error
+}
+
 // StreamOnly is embedded by the adapters that carry the stream workload
 // only (NATS, Kafka): their key-value operations fail with Err.
 type StreamOnly struct{ Err error }

@@ -14,6 +14,7 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/report"
+	"benchtop/engine/stream"
 	"benchtop/engine/workload"
 )
 
@@ -209,7 +210,10 @@ func (s *session) prepare(ctx context.Context) error {
 		return s.refuse("%s: cannot open: %s", sp.Adapter, s.describe(err))
 	}
 	s.db = db
-	props, share := SplitProps(sp.Command, base.Workload, sp.Props, sp.Index, sp.Count, adapters.CapabilitiesOf(db))
+	caps := adapters.CapabilitiesOf(db)
+	props, share := SplitProps(sp.Command, base.Workload, sp.Props, sp.Index, sp.Count, caps)
+	share.SharedPartitions = base.Workload == stream.Name && caps.SharedPartitions
+	share.OwnStore = caps.StartsEmpty
 	cfg, _, err := engine.NewConfig(sp.Command, sp.Adapter, props)
 	if err != nil {
 		return s.refuse("%s", s.describe(err))
@@ -309,6 +313,7 @@ func (s *session) run(ctx context.Context, at time.Time) error {
 		return sendErr
 	}
 	done := s.done(results, runErr)
+	fitLedger(&done)
 	if err := s.conn.Send(TypeDone, done); err != nil {
 		return err
 	}
@@ -432,6 +437,9 @@ func (s *session) done(results []*engine.PhaseResult, runErr error) Done {
 		d.Segments = res.Segments
 		if res.Closing != nil {
 			d.Problems = append(d.Problems, res.Closing.Problems...)
+			if s, ok := res.Closing.JSON.(*stream.Summary); ok && s.Ledger != nil {
+				d.Rows = s.Ledger
+			}
 		}
 	}
 	var b bytes.Buffer
@@ -445,4 +453,19 @@ func (s *session) done(results []*engine.PhaseResult, runErr error) Done {
 		d.Err = adapters.MaskSecretsIn(strings.Join(strings.Fields(runErr.Error()), " "), s.props)
 	}
 	return d
+}
+
+// fitLedger drops a row ledger too large for one frame (stream.keys x
+// threads of a few hundred bytes each; a frame holds MaxFrame), and says
+// so: the fleet's verdict then lacks this agent, which fails the run.
+func fitLedger(d *Done) {
+	if d.Rows == nil {
+		return
+	}
+	b, err := json.Marshal(d)
+	if err == nil && len(b) < MaxFrame-4096 {
+		return
+	}
+	d.Problems = append(d.Problems, fmt.Sprintf("stream: this agent's row ledger (%d keys) is too large to send (%d-byte limit): fewer stream.keys or threads", len(d.Rows.Keys), MaxFrame))
+	d.Rows = nil
 }

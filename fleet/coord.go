@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"benchtop/adapters"
@@ -150,7 +151,9 @@ type agent struct {
 	// wantParts is the partition count last asked of the agent (0: none
 	// asked); under c.mu.
 	wantParts int
-	gotSeq    map[engine.Phase]int
+	// parts is the partition count of its last interval (any goroutine).
+	parts  atomic.Int64
+	gotSeq map[engine.Phase]int
 	// finishedAt is when its run's last interval came (its Done may take
 	// a while: the workload's closing check).
 	finishedAt time.Time
@@ -503,7 +506,26 @@ func (c *Coordinator) SetPartitions(n int) error {
 	if len(live) == 0 {
 		return errors.New("partitions: no agent is running")
 	}
-	if !c.divided {
+	switch {
+	case c.sharedPartitions():
+		// One stream the server divides: grown once (shared.go).
+		c.mu.Lock()
+		for _, a := range live {
+			a.wantParts = n
+		}
+		c.mu.Unlock()
+		return c.setSharedPartitions(n)
+	case !c.divided && live[0].ready.Share.OwnStore:
+		// Each agent's store is its own (in-process): each repartitions.
+		c.mu.Lock()
+		for _, a := range live {
+			a.wantParts = n
+		}
+		c.mu.Unlock()
+		c.sendTo(live, Control{Op: "partitions", N: n}, nil)
+		return nil
+	case !c.divided:
+		// A store that repartitions server-side: the command goes once.
 		c.mu.Lock()
 		live[0].wantParts = n
 		c.mu.Unlock()

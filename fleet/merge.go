@@ -231,6 +231,7 @@ func (m *merger) interval1(a *agent, iv *Interval) {
 		a.finishedAt = time.Now()
 		m.setState(a, StateDone, 0)
 	}
+	a.parts.Store(int64(iv.Partitions))
 	if a.gotSeq[iv.Phase] < iv.Seq {
 		a.gotSeq[iv.Phase] = iv.Seq
 	}

@@ -91,6 +91,11 @@ func SplitProps(command, workload string, base map[string]string, i, n int, caps
 		sh.OperationCount = Portion(oc, i, n)
 		out["operationcount"] = strconv.FormatInt(sh.OperationCount, 10)
 	}
+	if workload == stream.Name {
+		// Rows name their producer uniquely across the fleet (one shared
+		// stream: a row may be delivered by another agent).
+		out[stream.PropOrigin] = strconv.Itoa(i + 1)
+	}
 	if command == "load" && workload == "core" && !caps.StartsEmpty {
 		rc := p.Int64("recordcount", 0, 0, math.MaxInt64)
 		start := p.Int64("insertstart", 0, 0, math.MaxInt64)

@@ -14,6 +14,7 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
+	"benchtop/engine/stream"
 	"benchtop/engine/workload"
 )
 
@@ -143,6 +144,12 @@ type Share struct {
 	// Partitions is the agent's portion of a divided partition count (-1:
 	// not divided, every agent has the whole count).
 	Partitions int `json:"partitions"`
+	// SharedPartitions: the agents share one stream whose partitions the
+	// server divides among them (shared.go).
+	SharedPartitions bool `json:"shared_partitions,omitempty"`
+	// OwnStore: the agent's store is in its own process (the memory
+	// store), so a partition change goes to every agent.
+	OwnStore bool `json:"own_store,omitempty"`
 }
 
 // Ready says the agent validated the run and opened its adapter.
@@ -226,6 +233,9 @@ type Done struct {
 	Summary  json.RawMessage // its JSON summary
 	Err      string          // the run's error, if any
 	Problems []string        // the workload's closing problems (lost rows...)
+	// Rows is the agent's ledger of a shared stream's rows, for the
+	// fleet's verdict (nil otherwise).
+	Rows *stream.Ledger `json:",omitempty"`
 }
 
 // Conn is one side of a session: framed messages over a byte stream.

@@ -28,7 +28,14 @@
 // direct partition consumption), kafka.topic (a fixed topic name, for
 // processes that share one; default the run's own), kafka.replication.factor
 // (of the topics it creates; default -1, the broker's), kafka.timeout
-// (connect and request timeout, default 10s). There is no TLS or SASL yet.
+// (connect and request timeout, default 10s), kafka.topic.delete (delete
+// the topic at the end even when another process created it; in a group
+// the last member to leave does). There is no TLS or SASL yet.
+//
+// In a fleet (benchtop run --agents) with kafka.group set, every agent
+// joins the one group on one topic: the coordinator names the topic once
+// (FleetProps) unless kafka.topic does, and kafka.group=auto lets it name
+// the group too.
 // Key-value workloads are refused: select -p workload=stream.
 package kafka
 
@@ -56,6 +63,7 @@ func init() {
 		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(ctx, props)
 		},
+		Fleet: FleetProps,
 	})
 }
 
@@ -70,10 +78,14 @@ const (
 	PropTopic       = "kafka.topic"              // fixed topic name; "" = the run's own
 	PropReplication = "kafka.replication.factor" // of created topics; -1 = the broker's default
 	PropTimeout     = "kafka.timeout"            // default 10s
+	// PropTopicDelete: delete the topic when the run ends (in a group:
+	// when the last member leaves). Default true for a topic the run
+	// created, false for one named by kafka.topic.
+	PropTopicDelete = "kafka.topic.delete"
 )
 
 // Keys are the properties the adapter reads (the Driver's Keys).
-var Keys = []string{PropBrokers, PropAcks, PropLinger, PropBatchSize, PropCompression, PropGroup, PropTopic, PropReplication, PropTimeout, "workload"}
+var Keys = []string{PropBrokers, PropAcks, PropLinger, PropBatchSize, PropCompression, PropGroup, PropTopic, PropReplication, PropTimeout, PropTopicDelete, "workload"}
 
 // Config is the adapter's configuration, from properties.
 type Config struct {
@@ -86,6 +98,9 @@ type Config struct {
 	Topic       string
 	Replication int
 	Timeout     time.Duration
+	// DeleteTopic: Close deletes the topic even if another process
+	// created it (kafka.topic.delete=true; a fleet's shared topic).
+	DeleteTopic bool
 }
 
 // ParseConfig reads the kafka.* properties. It refuses workloads other
@@ -133,6 +148,7 @@ func readConfig(r *adapters.Reader) Config {
 	if c.Replication == 0 {
 		r.Bad(PropReplication, "-1 (the broker's default.replication.factor) or 1 to 32767")
 	}
+	c.DeleteTopic = r.Bool(PropTopicDelete, false)
 	c.Timeout = r.Duration(PropTimeout, 10*time.Second, time.Second, time.Millisecond, 24*time.Hour)
 	return c
 }
@@ -190,6 +206,9 @@ func (c Config) baseOpts() []kgo.Opt {
 }
 
 func connect(ctx context.Context, cfg Config) (*DB, error) {
+	if cfg.Group == AutoGroup {
+		cfg.Group = randomName("benchtop") // alone: a group of its own
+	}
 	cl, err := kgo.NewClient(cfg.baseOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: client for %s: %w", strings.Join(cfg.Brokers, ","), err)

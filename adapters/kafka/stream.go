@@ -263,11 +263,15 @@ func (s *stream) Close(ctx context.Context) error {
 	s.prodMu.Lock()
 	s.prod.Close()
 	s.prodMu.Unlock()
-	if !s.created {
+	if !s.created && !s.db.cfg.DeleteTopic {
 		return nil
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.db.cfg.Timeout)
 	defer cancel()
+	if s.db.cfg.Group != "" && s.groupInUse(cctx) {
+		// Another member still reads the topic: the last to leave deletes it.
+		return nil
+	}
 	if _, err := s.db.admin.DeleteTopic(cctx, s.topic); err != nil && !errors.Is(err, kerr.UnknownTopicOrPartition) {
 		return fmt.Errorf("kafka: delete topic %s: %w", s.topic, classify(err))
 	}

@@ -26,6 +26,9 @@ func newE2E() *hdr.Histogram { return hdr.New(e2eLowest, e2eHighest, e2eDigits) 
 type partition struct {
 	idx    int
 	reader adapters.StreamReader
+	// rec is what the consumer delivered, for the ledger (shared mode;
+	// its consumer goroutine only).
+	rec *recorder
 
 	consumed    atomic.Int64 // rows delivered
 	bytes       atomic.Int64
@@ -42,7 +45,7 @@ type partition struct {
 }
 
 func newPartition(idx int, r adapters.StreamReader, now int64) *partition {
-	p := &partition{idx: idx, reader: r, hist: newE2E(), spare: newE2E()}
+	p := &partition{idx: idx, reader: r, hist: newE2E(), spare: newE2E(), rec: newRecorder()}
 	p.lastTS.Store(now)
 	p.activeSince.Store(now)
 	return p
@@ -115,6 +118,13 @@ func (w *Workload) deliver(ctx context.Context, pt *partition, rows [][]byte, d 
 			w.check.unknown.Add(1)
 			continue
 		}
+		if w.shared {
+			if h.kind == kindData {
+				pt.rec.add(int(h.origin), h.producer, h.key, h.seq)
+				d.add(h.ts, len(row))
+			}
+			continue
+		}
 		e := int(h.epoch)
 		if h.kind == kindMarker {
 			// Every row of epochs <= e in this partition is delivered.
@@ -152,16 +162,21 @@ func (w *Workload) deliver(ctx context.Context, pt *partition, rows [][]byte, d 
 			continue
 		}
 		w.check.deliver(&pr.check[h.key], h.producer, h.key, h.seq)
-		d.n++
-		d.nb += int64(len(row))
-		d.lastTS = h.ts
-		if k := len(d.runs) - 1; k >= 0 && d.runs[k].ts == h.ts {
-			d.runs[k].n++
-		} else {
-			d.runs = append(d.runs, tsRun{ts: h.ts, n: 1})
-		}
+		d.add(h.ts, len(row))
 	}
 	return false
+}
+
+// add counts one delivered row of size bytes written at ts.
+func (d *delivery) add(ts int64, size int) {
+	d.n++
+	d.nb += int64(size)
+	d.lastTS = ts
+	if k := len(d.runs) - 1; k >= 0 && d.runs[k].ts == ts {
+		d.runs[k].n++
+	} else {
+		d.runs = append(d.runs, tsRun{ts: ts, n: 1})
+	}
 }
 
 // commit adds what was delivered to the partition's and the workload's

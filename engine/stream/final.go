@@ -29,6 +29,12 @@ type Summary struct {
 	ReadErrors      int64 `json:"read_errors"`
 	Drained         bool  `json:"drained"`
 	DrainMS         int64 `json:"drain_ms"`
+	// FleetVerdict: the stream was shared by a fleet's agents (one
+	// consumer group) and lost, duplicated and out-of-order rows are the
+	// fleet's verdict (Merge of every agent's Ledger), not this summary's.
+	FleetVerdict bool `json:"accounted_by_fleet,omitempty"`
+	// Ledger is this agent's part of the fleet verdict (FleetVerdict only).
+	Ledger *Ledger `json:"-"`
 
 	StableRowsPerSec float64 `json:"rows_per_sec_stable"`
 	PeakRowsPerSec   float64 `json:"rows_per_sec_peak"`
@@ -101,6 +107,13 @@ func (w *Workload) Finish(_ context.Context) (workload.Final, error) {
 	}
 	s := w.Summary()
 	var problems []string
+	if s.FleetVerdict {
+		// The coordinator merges every agent's ledger and decides.
+		if drainErr != nil {
+			problems = append(problems, "stream: "+drainErr.Error())
+		}
+		return workload.Final{Text: func(out io.Writer) { writeText(out, s) }, JSONKey: "stream", JSON: s, Problems: problems}, nil
+	}
 	if s.Lost > 0 {
 		problems = append(problems, fmt.Sprintf("stream: %d rows lost (produced and acknowledged, never delivered)", s.Lost))
 	}
@@ -146,7 +159,13 @@ func (w *Workload) Summary() *Summary {
 	if w.ep != nil {
 		s.Epochs = w.ep.count() - 1 // the closing epoch is not one
 	}
+	w.ctlMu.Lock()
+	shared := w.shared
+	w.ctlMu.Unlock()
 	for _, p := range *w.prods.Load() {
+		if shared {
+			break // accounted by the ledger below
+		}
 		p.mu.Lock()
 		for k, produced := range p.keySeq {
 			if produced == 0 && p.check[k].Load() == 0 {
@@ -162,6 +181,9 @@ func (w *Workload) Summary() *Summary {
 	}
 	s.Lost += w.check.presumed.Load()
 	s.Unknown = w.check.unknown.Load()
+	if shared {
+		w.sharedSummary(s)
+	}
 	w.samp.scenarios(s)
 	return s
 }
@@ -245,6 +267,9 @@ func writeText(out io.Writer, s *Summary) {
 	line := func(k string, v any) { fmt.Fprintf(out, "[STREAM], %s, %v\n", k, v) }
 	line("RowsProduced", s.Produced)
 	line("RowsConsumed", s.Consumed)
+	if s.FleetVerdict {
+		line("RowsVerdict", "fleet (one consumer group: see the fleet's [STREAM-FLEET] lines)")
+	}
 	line("RowsLost", s.Lost)
 	line("RowsDuplicated", s.Duplicated)
 	line("RowsOutOfOrder", s.OutOfOrder)

@@ -111,7 +111,9 @@ func (p *producer) flushLocked(ctx context.Context, sub workload.SubRecorder, fi
 		p.pendKeys = p.pendKeys[:0]
 		p.pendSeqs = p.pendSeqs[:0]
 	}()
-	if w.opts.MaxLag > 0 && !final {
+	// A shared stream's rows are consumed by other processes too: this
+	// one's own count says nothing of the lag.
+	if w.opts.MaxLag > 0 && !final && !w.shared {
 		if err := p.waitLag(ctx); err != nil {
 			w.failed.Add(int64(n))
 			w.check.failedRows(p.id, p.pendKeys, p.pendSeqs)
@@ -218,12 +220,14 @@ func (p *producer) build(cur *epochState, ts int64) {
 	digits13(tbuf[:], wall)
 	digits13(c0buf[:], wall-86_400_000)
 	epoch := uint32(cur.epoch)
+	origin := uint16(p.w.opts.Origin)
 	for i, k := range p.pendKeys {
 		part := p.pidx[i]
 		slot := offs[part]
 		offs[part]++
 		row := p.buf[slot*size : (slot+1)*size : (slot+1)*size]
 		copy(row, p.templates[(k+p.pendSeqs[i])&15])
+		binary.LittleEndian.PutUint16(row[2:], origin)
 		binary.LittleEndian.PutUint32(row[4:], epoch)
 		binary.LittleEndian.PutUint32(row[8:], p.id)
 		binary.LittleEndian.PutUint32(row[12:], k)

@@ -12,7 +12,7 @@ import (
 //
 //	[0]     kind: 'D' data row, 'M' epoch marker
 //	[1]     format version (1)
-//	[2:4]   reserved
+//	[2:4]   origin (little endian uint16): the process in a fleet (stream.origin)
 //	[4:8]   epoch (little endian uint32): the partition map it was written under
 //	[8:12]  producer id
 //	[12:16] key: the producer's key index (uid below is its hash)
@@ -46,6 +46,7 @@ const (
 // rowHeader is the decoded header of a row.
 type rowHeader struct {
 	kind     byte
+	origin   uint16
 	epoch    uint32
 	producer uint32
 	key      uint32
@@ -59,6 +60,7 @@ func decodeHeader(b []byte) (h rowHeader, ok bool) {
 		return h, false
 	}
 	h.kind = b[0]
+	h.origin = binary.LittleEndian.Uint16(b[2:])
 	h.epoch = binary.LittleEndian.Uint32(b[4:])
 	h.producer = binary.LittleEndian.Uint32(b[8:])
 	h.key = binary.LittleEndian.Uint32(b[12:])

@@ -16,6 +16,10 @@
 // epoch.go). Every delivered row is checked (check.go), and the final
 // report says how many rows were produced, consumed, lost, duplicated and
 // delivered out of order; any of the last three makes the run fail.
+// A stream consumed by a group of processes (adapters.SharedStream: the
+// agents of a fleet in one Kafka consumer group) is checked per partition
+// and accounted in a Ledger per process, which Merge adds into the
+// fleet's verdict (see shared.go).
 //
 // The adapter side is the optional adapters.Streamer interface.
 package stream
@@ -79,6 +83,7 @@ type Options struct {
 	Keys       int           // stream.keys: keys (uids) per producer
 	ReadBatch  int           // stream.readbatch: rows per consumer read
 	Partitions int           // partitions: the initial partition count
+	Origin     int           // stream.origin: this process's place in a fleet (0: alone)
 }
 
 // Property names.
@@ -90,10 +95,17 @@ const (
 	PropKeys      = "stream.keys"
 	PropReadBatch = "stream.readbatch"
 	PropParts     = "partitions" // the core property
+	// PropOrigin numbers the process in a fleet (1, 2, ...; 0 alone): it
+	// goes into every row, so that rows of one shared stream name their
+	// producer uniquely across processes. The fleet's coordinator sets it.
+	PropOrigin = "stream.origin"
 )
 
+// MaxOrigin is the largest stream.origin (two bytes of the row header).
+const MaxOrigin = 1<<16 - 1
+
 // Keys are the properties the workload reads (the Factory's Keys).
-var Keys = []string{PropBatchSize, PropRowSize, PropLinger, PropMaxLag, PropKeys, PropReadBatch, PropParts}
+var Keys = []string{PropBatchSize, PropRowSize, PropLinger, PropMaxLag, PropKeys, PropReadBatch, PropParts, PropOrigin}
 
 func parseOptions(p adapters.Properties) (Options, error) {
 	r := adapters.NewReader(p)
@@ -109,6 +121,7 @@ func readOptions(r *adapters.Reader) Options {
 		Keys:       r.Int(PropKeys, DefaultKeys, 1, 1<<20),
 		ReadBatch:  r.Int(PropReadBatch, DefaultReadBatch, 1, 100000),
 		Partitions: r.Int(PropParts, 1, 1, MaxPartitions),
+		Origin:     r.Int(PropOrigin, 0, 0, MaxOrigin),
 		Linger:     r.Duration(PropLinger, DefaultLinger, time.Millisecond, 0, time.Minute),
 	}
 }
@@ -154,6 +167,11 @@ type Workload struct {
 	waiting       atomic.Int64 // ns producers spent held back by maxlag
 
 	samp sampler // sampler goroutine state (Sample)
+
+	// shared: the stream is consumed by a group of processes (see
+	// shared.go); set by Start.
+	shared bool
+	ss     adapters.SharedStream
 
 	// noBarrier (tests only) lets consumers deliver rows of a new epoch
 	// without waiting for older ones to drain, to show that order breaks.
@@ -224,6 +242,9 @@ func (w *Workload) Start(ctx context.Context, phase string, partitions int) erro
 		return fmt.Errorf("stream: open %s: %w", w.name, err)
 	}
 	w.stream = s
+	if ss, ok := s.(adapters.SharedStream); ok && ss.Shared() {
+		w.shared, w.ss = true, ss
+	}
 	w.ep = newEpochs(partitions)
 	w.consCtx, w.consStop = context.WithCancel(context.Background())
 	if err := w.ensureReaders(ctx, partitions); err != nil {
@@ -331,6 +352,15 @@ func (w *Workload) switchEpoch(ctx context.Context, n int) error {
 	if n > 0 {
 		w.startConsumers(n)
 	}
+	if w.shared {
+		// No markers: another process may consume any partition, so no
+		// consumer here could wait for them (see shared.go).
+		ep.cur = next
+		w.curParts.Store(int64(next.parts))
+		w.curEpoch.Store(int64(next.epoch))
+		ep.prodMu.Unlock()
+		return nil
+	}
 	// One marker per partition of the old epoch, all in one Produce call;
 	// retried, because a partition without its marker holds back every
 	// consumer of the new epoch until a later row seals it.
@@ -399,14 +429,22 @@ func (w *Workload) Stop(ctx context.Context) error {
 	if err := w.switchEpoch(ctx, 0); err != nil {
 		errs = append(errs, err)
 	}
-	done := make(chan struct{})
-	go func() { w.consWG.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		w.drainErr = fmt.Errorf("the consumers did not reach the end of the stream within the drain time (%v)", time.Since(t0).Round(time.Millisecond))
+	if w.shared {
+		w.drainShared(ctx, t0)
+		// Every row was read; the consumers finish recording what their
+		// last reads returned, then stop.
 		w.consStop()
-		<-done
+		w.consWG.Wait()
+	} else {
+		done := make(chan struct{})
+		go func() { w.consWG.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			w.drainErr = fmt.Errorf("the consumers did not reach the end of the stream within the drain time (%v)", time.Since(t0).Round(time.Millisecond))
+			w.consStop()
+			<-done
+		}
 	}
 	w.consStop()
 	w.drainTime = time.Since(t0)
