@@ -80,130 +80,9 @@ func (m *Model) Render(h *history.History) {
 	if h.Last != nil {
 		segs = h.Last.Segments
 	}
-	title := "Segments · one row per configuration held (● the current one) · tab: back"
-	// With a target, p99 of the service time beside that of the latency
-	// from the intended start.
-	intended := false
-	for _, g := range segs {
-		if g.Target > 0 && g.IntendedP99 > 0 {
-			intended = true
-		}
-	}
-	var extras []string
-	seen := map[string]bool{}
-	for _, s := range segs {
-		for k := range s.Extra {
-			if !seen[k] {
-				seen[k] = true
-				extras = append(extras, k)
-			}
-		}
-	}
-	sort.Strings(extras)
-	// The baseline's figures beside the live ones (its segment of the same
-	// configuration) where they fit.
-	bl := m.ctx.Baseline
-	withDelta := bl != nil && bl.Summary != nil && len(bl.Summary.Segments) > 0
-	build := func(wide bool) []column {
-		cols := []column{{"#", 3, false}, {"from", 6, false}, {"dur", 6, false}, {"thr", 4, false},
-			{"part", 5, false}, {"target", 7, false}, {"ops/s", 7, false}, {"p50", 7, false},
-			{"p95", 7, false}, {"p99", 7, false}, {"err", 5, false}, {"cpu", 5, false}}
-		if wide {
-			cols = []column{{"#", 3, false}, {"from", 9, false}, {"duration", 9, false}, {"threads", 8, false},
-				{"partitions", 11, false}, {"target", 9, false}, {"ops/s", 11, false}, {"p50", 8, false},
-				{"p95", 8, false}, {"p99", 8, false}, {"errors", 8, false}, {"cpu", 6, false}}
-		}
-		if intended {
-			// p99 of service time and of intended latency side by side;
-			// narrow screens give up p50 for it.
-			cols[9].title = "p99 svc"
-			cols = append(cols[:10], append([]column{{"p99 int", cols[9].w, false}}, cols[10:]...)...)
-			if !wide {
-				cols = append(cols[:7], cols[8:]...)
-			}
-		}
-		for _, k := range extras {
-			cols = append(cols, column{ExtraName(k), max(8, len(ExtraName(k))+2), false})
-		}
-		return cols
-	}
-	withDeltas := func(cols []column) []column {
-		return append(cols, column{deltaOps, 9, false}, column{deltaP99, 9, false})
-	}
-	width := func(cols []column) int {
-		n := 1
-		for _, c := range cols {
-			n += c.w
-		}
-		return n
-	}
-	// markW keeps room for "  ★ best" at the end of a row.
-	const markW = 9
-	cols := build(true)
-	wide := iw >= 110 && width(cols)+markW <= iw
-	deltas := false
-	switch {
-	case withDelta && iw >= 110 && width(withDeltas(build(true)))+markW <= iw:
-		cols, wide, deltas = withDeltas(build(true)), true, true
-	case withDelta && width(withDeltas(build(false)))+markW <= iw:
-		cols, wide, deltas = withDeltas(build(false)), false, true
-	case !wide:
-		cols = build(false)
-		for width(cols)+markW > iw && len(cols) > len(build(false))-len(extras) {
-			cols = cols[:len(cols)-1] // extras that do not fit
-		}
-	}
-	if !deltas {
-		extras = extras[:max(0, len(cols)-len(build(wide))+len(extras))]
-	}
-	if deltas {
-		title = "Segments (● the current one) · Δ: against baseline " + bl.Name + ", same configuration · tab: back"
-	}
-	used := width(cols)
-	changeW := 0
-	if wide && iw-used-10 >= 14 {
-		changeW = min(24, iw-used-10)
-	}
-	// A bar of ops/s per segment where room is left, so the best and the
-	// knee stand out at a glance.
-	barW := 0
-	if rest := iw - used - changeW - 2 - 16; wide && rest >= 10 {
-		barW = min(30, rest)
-	}
-	peak := 0.0
-	for _, s := range segs {
-		peak = max(peak, s.OpsPerSec)
-	}
-
-	var hb strings.Builder
-	hb.WriteString(" ")
-	for _, c := range cols {
-		hb.WriteString(cell(c, c.title))
-	}
-	if changeW > 0 {
-		hb.WriteString("  " + common.Fit("change", changeW))
-	}
-	if barW > 0 {
-		hb.WriteString("  " + common.Fit("ops/s", barW))
-	}
-	lines := []string{st.TableHeader.Render(hb.String())}
-
-	// Summary lines under the table: the answer in words.
-	var summary []string
-	for _, s := range segs {
-		if s.Best {
-			summary = append(summary, st.Best.Render("★ best")+" "+st.Text.Render(describe(s)))
-		}
-	}
-	for _, s := range segs {
-		if s.Knee {
-			summary = append(summary, st.Knee.Render("← knee")+" "+st.Text.Render("#"+strconv.Itoa(s.Index)+
-				": from here p99 grows faster than throughput"))
-		}
-	}
-	if len(segs) == 0 {
-		summary = []string{st.Muted.Render(" No segment yet: each change of threads, partitions or target (or r) starts one.")}
-	}
+	l := m.layoutFor(segs, iw)
+	lines := []string{m.header(l)}
+	summary := m.summary(segs)
 	rows := ih - 1 - len(summary)
 	if len(summary) > 0 {
 		rows-- // a blank line before the summary
@@ -212,30 +91,178 @@ func (m *Model) Render(h *history.History) {
 		summary = nil
 		rows = ih - 1
 	}
-
-	// The newest rows that fit, moved up by scroll.
-	end := len(segs) - m.scroll
-	if end < min(rows, len(segs)) {
-		end = min(rows, len(segs))
-		m.scroll = len(segs) - end
-	}
-	start := max(0, end-rows)
+	start, end := m.visible(len(segs), rows)
 	if start > 0 && rows > 1 {
 		start++
 		lines = append(lines, st.Muted.Render("  … "+strconv.Itoa(start)+" earlier (↑/↓ to scroll)"))
 	}
 	for _, s := range segs[start:end] {
-		lines = append(lines, m.row(cols, extras, changeW, barW, peak, s))
+		lines = append(lines, m.row(l.cols, l.extras, l.changeW, l.barW, l.peak, s))
 	}
 	if len(summary) > 0 {
 		for len(lines) < ih-len(summary) {
 			lines = append(lines, "")
 		}
-		for _, l := range summary {
-			lines = append(lines, " "+l)
+		for _, s := range summary {
+			lines = append(lines, " "+s)
 		}
 	}
-	m.view = common.Panel(st, bordered, title, lines, m.w, m.h)
+	m.view = common.Panel(st, bordered, l.title, lines, m.w, m.h)
+}
+
+// layout is how the table is drawn at a width: its columns, the extras
+// (workload figures) among them, whether the wide titles and the
+// baseline's Δ columns are used, the change and bar columns' widths, and
+// the ops/s the bars are scaled to.
+type layout struct {
+	cols          []column
+	extras        []string
+	wide, deltas  bool
+	changeW, barW int
+	peak          float64
+	title         string
+}
+
+// markW keeps room for "  ★ best" at the end of a row.
+const markW = 9
+
+func width(cols []column) int {
+	n := 1
+	for _, c := range cols {
+		n += c.w
+	}
+	return n
+}
+
+func withDeltas(cols []column) []column {
+	return append(cols, column{deltaOps, 9, false}, column{deltaP99, 9, false})
+}
+
+// columns are the table's columns, wide or narrow: with a target the p99
+// of service time beside that of intended latency (narrow screens give up
+// p50 for it), then the workload's extras.
+func columns(wide, intended bool, extras []string) []column {
+	cols := []column{{"#", 3, false}, {"from", 6, false}, {"dur", 6, false}, {"thr", 4, false},
+		{"part", 5, false}, {"target", 7, false}, {"ops/s", 7, false}, {"p50", 7, false},
+		{"p95", 7, false}, {"p99", 7, false}, {"err", 5, false}, {"cpu", 5, false}}
+	if wide {
+		cols = []column{{"#", 3, false}, {"from", 9, false}, {"duration", 9, false}, {"threads", 8, false},
+			{"partitions", 11, false}, {"target", 9, false}, {"ops/s", 11, false}, {"p50", 8, false},
+			{"p95", 8, false}, {"p99", 8, false}, {"errors", 8, false}, {"cpu", 6, false}}
+	}
+	if intended {
+		cols[9].title = "p99 svc"
+		cols = append(cols[:10], append([]column{{"p99 int", cols[9].w, false}}, cols[10:]...)...)
+		if !wide {
+			cols = append(cols[:7], cols[8:]...)
+		}
+	}
+	for _, k := range extras {
+		cols = append(cols, column{ExtraName(k), max(8, len(ExtraName(k))+2), false})
+	}
+	return cols
+}
+
+// layoutFor chooses the layout of segs at inner width iw: wide titles
+// from 110 columns, the baseline's Δ columns where they fit (its segment
+// of the same configuration), extras dropped from the right when they do
+// not, then the change and bar columns in the room left.
+func (m *Model) layoutFor(segs []engine.Segment, iw int) layout {
+	l := layout{title: "Segments · one row per configuration held (● the current one) · tab: back"}
+	intended := false
+	seen := map[string]bool{}
+	for _, g := range segs {
+		if g.Target > 0 && g.IntendedP99 > 0 {
+			intended = true
+		}
+		for k := range g.Extra {
+			if !seen[k] {
+				seen[k] = true
+				l.extras = append(l.extras, k)
+			}
+		}
+		l.peak = max(l.peak, g.OpsPerSec)
+	}
+	sort.Strings(l.extras)
+	bl := m.ctx.Baseline
+	withDelta := bl != nil && bl.Summary != nil && len(bl.Summary.Segments) > 0
+	l.cols = columns(true, intended, l.extras)
+	l.wide = iw >= 110 && width(l.cols)+markW <= iw
+	switch {
+	case withDelta && iw >= 110 && width(withDeltas(columns(true, intended, l.extras)))+markW <= iw:
+		l.cols, l.wide, l.deltas = withDeltas(columns(true, intended, l.extras)), true, true
+	case withDelta && width(withDeltas(columns(false, intended, l.extras)))+markW <= iw:
+		l.cols, l.wide, l.deltas = withDeltas(columns(false, intended, l.extras)), false, true
+	case !l.wide:
+		narrow := columns(false, intended, l.extras)
+		l.cols = narrow
+		for width(l.cols)+markW > iw && len(l.cols) > len(narrow)-len(l.extras) {
+			l.cols = l.cols[:len(l.cols)-1] // extras that do not fit
+		}
+	}
+	if !l.deltas {
+		l.extras = l.extras[:max(0, len(l.cols)-len(columns(l.wide, intended, l.extras))+len(l.extras))]
+	} else {
+		l.title = "Segments (● the current one) · Δ: against baseline " + bl.Name + ", same configuration · tab: back"
+	}
+	used := width(l.cols)
+	if l.wide && iw-used-10 >= 14 {
+		l.changeW = min(24, iw-used-10)
+	}
+	// A bar of ops/s per segment where room is left, so the best and the
+	// knee stand out at a glance.
+	if rest := iw - used - l.changeW - 2 - 16; l.wide && rest >= 10 {
+		l.barW = min(30, rest)
+	}
+	return l
+}
+
+// header is the table's title row.
+func (m *Model) header(l layout) string {
+	var hb strings.Builder
+	hb.WriteString(" ")
+	for _, c := range l.cols {
+		hb.WriteString(cell(c, c.title))
+	}
+	if l.changeW > 0 {
+		hb.WriteString("  " + common.Fit("change", l.changeW))
+	}
+	if l.barW > 0 {
+		hb.WriteString("  " + common.Fit("ops/s", l.barW))
+	}
+	return m.ctx.Styles.TableHeader.Render(hb.String())
+}
+
+// summary are the lines under the table: the answer in words.
+func (m *Model) summary(segs []engine.Segment) []string {
+	st := m.ctx.Styles
+	if len(segs) == 0 {
+		return []string{st.Muted.Render(" No segment yet: each change of threads, partitions or target (or r) starts one.")}
+	}
+	var out []string
+	for _, s := range segs {
+		if s.Best {
+			out = append(out, st.Best.Render("★ best")+" "+st.Text.Render(describe(s)))
+		}
+	}
+	for _, s := range segs {
+		if s.Knee {
+			out = append(out, st.Knee.Render("← knee")+" "+st.Text.Render("#"+strconv.Itoa(s.Index)+
+				": from here p99 grows faster than throughput"))
+		}
+	}
+	return out
+}
+
+// visible is the range of the n segments shown in rows: the newest that
+// fit, moved up by the scroll (kept within the table).
+func (m *Model) visible(n, rows int) (start, end int) {
+	end = n - m.scroll
+	if end < min(rows, n) {
+		end = min(rows, n)
+		m.scroll = n - end
+	}
+	return max(0, end-rows), end
 }
 
 func describe(s engine.Segment) string {
