@@ -38,18 +38,22 @@ func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
 // put clears sc (so that it pins no caller's bytes) and pools it.
 func (sc *scratch) put() {
+	if cap(sc.bs) > maxPooledFields || len(sc.item) > maxPooledFields {
+		return // an unusually wide record: let its maps go
+	}
 	clear(sc.key)
 	clear(sc.names)
 	clear(sc.vals)
 	clear(sc.item)
 	sc.keyS = [2]types.AttributeValueMemberS{}
 	clear(sc.bs)
-	if cap(sc.bs) > 1024 || len(sc.item) > 1024 {
-		return // an unusually wide record: let it go
-	}
 	sc.bs = sc.bs[:0]
 	scratchPool.Put(sc)
 }
+
+// maxPooledFields bounds the records whose scratch is pooled, so that
+// one very wide record does not pin its maps' room for good.
+const maxPooledFields = 1024
 
 // primaryKey fills sc.key with the item key for key and returns it.
 func (sc *scratch) primaryKey(db *DB, key string) map[string]types.AttributeValue {
