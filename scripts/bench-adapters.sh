@@ -30,8 +30,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 shift || true
-adapters=("${@:-mongodb dynamodb influx hbase}")
-adapters=(${adapters[@]})
+if (($# > 0)); then
+	adapters=("$@")
+else
+	adapters=(mongodb dynamodb influx hbase)
+fi
+for a in "${adapters[@]}"; do
+	case $a in
+	mongodb | dynamodb | influx | hbase) ;;
+	*)
+		echo "bench-adapters.sh: unknown adapter '$a' (mongodb, dynamodb, influx or hbase)" >&2
+		exit 2
+		;;
+	esac
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench-adapters.sh: ROUNDS must be a number >= 1, not '$rounds'" >&2; exit 2; }
 ops=${OPS:-20000}
 tsops=${TSOPS:-1000000}
 records=${RECORDS:-1000}
@@ -86,9 +99,9 @@ timed() {
 runs() {
 	local a=$1 n=$2 what=$3 op=$4
 	shift 4
-	local cpus=() tputs=() r c t
+	local cpus=() tputs=() c t
 	[[ ${RUNS:-1} != 0 ]] || return 0
-	for r in $(seq "$rounds"); do
+	for _ in $(seq "$rounds"); do
 		read -r c t < <(timed "$a" "$n" "$@")
 		cpus+=("$c")
 		tputs+=("$t")
