@@ -615,6 +615,16 @@ func (s *suite) testOwnership(t *testing.T) {
 	if d := diffFields(got[1:], held); d != "" {
 		t.Errorf("values returned by Read(%q) changed after a later Update: %s", keys[0], d)
 	}
+	// ... and after reads of other records, whose replies would land on
+	// them if the adapter or its driver reused reply buffers.
+	for _, k := range keys[1:] {
+		if _, err := s.db.Read(ctx, s.table, k, nil, nil); err != nil {
+			t.Fatalf("Read(%q): %v", k, err)
+		}
+	}
+	if d := diffFields(got[1:], held); d != "" {
+		t.Errorf("values returned by Read(%q) changed after reads of other records: %s", keys[0], d)
+	}
 
 	if s.unordered {
 		return

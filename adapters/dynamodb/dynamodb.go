@@ -35,6 +35,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -75,6 +76,8 @@ type DB struct {
 	// without enforced authorization accept any).
 	dummyCredentials bool
 	batchBase        time.Duration // first backoff for unprocessed batch items
+	tables           sync.Map      // table name -> *string, for the SDK's inputs
+	consistent       *bool         // dynamodb.consistentReads, for the SDK's inputs
 }
 
 var (
@@ -99,7 +102,7 @@ func open(ctx context.Context, props adapters.Properties) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dynamodb: %w", err)
 	}
-	db := &DB{s: s, batchBase: batchBackoffBase}
+	db := &DB{s: s, batchBase: batchBackoffBase, consistent: aws.Bool(s.consistentReads)}
 
 	// Timeouts bound every attempt, so that a server that is down or hung
 	// fails operations (counted live) instead of holding workers. A

@@ -66,7 +66,7 @@ func apiError(w http.ResponseWriter, code string) {
 	reply(w, 400, `{"__type":"com.amazonaws.dynamodb.v20120810#`+code+`","message":"synthetic"}`)
 }
 
-func credsFile(t *testing.T) string {
+func credsFile(t testing.TB) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "AWSCredentials.properties")
 	if err := os.WriteFile(p, []byte("accessKey = AKIDBENCHTOP\nsecretKey = "+sentinelSecret+"\n"), 0o600); err != nil {

@@ -33,7 +33,7 @@ const endpointEnv = "BENCHTOP_DYNAMODB_ENDPOINT"
 // runID makes this run's table names unique on a shared server.
 var runID = fmt.Sprintf("%x%04x", time.Now().Unix(), rand.Uint32N(1<<16))
 
-func integrationEndpoint(t *testing.T) string {
+func integrationEndpoint(t testing.TB) string {
 	t.Helper()
 	ep := os.Getenv(endpointEnv)
 	if ep == "" {
@@ -46,7 +46,7 @@ func testTable(name string) string { return "benchtop_test_" + runID + "_" + nam
 
 // openTest opens the adapter on a fresh table (created by Open) and drops
 // the table when the test ends.
-func openTest(t *testing.T, table string, props adapters.Properties) *DB {
+func openTest(t testing.TB, table string, props adapters.Properties) *DB {
 	t.Helper()
 	p := adapters.Properties{
 		"dynamodb.endpoint":           integrationEndpoint(t),

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,7 +85,7 @@ func (db *DB) appendFields(dst []adapters.Field, item map[string]types.Attribute
 		}
 	}
 	if added := dst[start:]; len(added) > 1 {
-		sort.Slice(added, func(i, j int) bool { return added[i].Name < added[j].Name })
+		slices.SortFunc(added, fieldsSorted)
 	}
 	return dst
 }
@@ -115,16 +115,18 @@ func (db *DB) itemKey(item map[string]types.AttributeValue) (string, bool) {
 
 // Read implements adapters.DB with GetItem.
 func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst []adapters.Field) ([]adapters.Field, error) {
+	sc := getScratch()
 	in := &dynamodb.GetItemInput{
-		TableName:      aws.String(table),
-		Key:            db.primaryKeyAV(key),
-		ConsistentRead: aws.Bool(db.s.consistentReads),
+		TableName:      db.tableName(table),
+		Key:            sc.primaryKey(db, key),
+		ConsistentRead: db.consistent,
 	}
 	if fields != nil {
-		in.ExpressionAttributeNames = make(map[string]string, len(fields)+1)
+		in.ExpressionAttributeNames = sc.names
 		in.ProjectionExpression = aws.String(db.projection(fields, in.ExpressionAttributeNames))
 	}
 	out, err := db.client.GetItem(ctx, in)
+	sc.put()
 	if err != nil {
 		return dst, db.fail(fmt.Errorf("dynamodb: read %q: %w", key, classify(err)))
 	}
@@ -140,29 +142,21 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 	if len(values) == 0 {
 		return nil
 	}
-	names := make(map[string]string, len(values))
-	vals := make(map[string]types.AttributeValue, len(values))
-	var b strings.Builder
-	b.Grow(4 + 12*len(values))
-	b.WriteString("SET ")
+	sc := getScratch()
+	bs := sc.binary(len(values))
 	for i, f := range values {
-		n, v := nameAt(i), valueAt(i)
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(n)
-		b.WriteString(" = ")
-		b.WriteString(v)
-		names[n] = f.Name
-		vals[v] = &types.AttributeValueMemberB{Value: f.Value}
+		bs[i].Value = f.Value
+		sc.names[nameAt(i)] = f.Name
+		sc.vals[valueAt(i)] = &bs[i]
 	}
 	_, err := db.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(table),
-		Key:                       db.primaryKeyAV(key),
-		UpdateExpression:          aws.String(b.String()),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: vals,
+		TableName:                 db.tableName(table),
+		Key:                       sc.primaryKey(db, key),
+		UpdateExpression:          aws.String(updateExpr(len(values))),
+		ExpressionAttributeNames:  sc.names,
+		ExpressionAttributeValues: sc.vals,
 	})
+	sc.put()
 	if err != nil {
 		return db.fail(fmt.Errorf("dynamodb: update %q: %w", key, classify(err)))
 	}
@@ -170,15 +164,29 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 }
 
 // item builds a whole item: key attributes, fields as B, and the TTL
-// attribute when dynamodb.ttlKey is set.
-func (db *DB) item(key string, values []adapters.Field) map[string]types.AttributeValue {
-	it := make(map[string]types.AttributeValue, len(values)+3)
-	for _, f := range values {
-		it[f.Name] = &types.AttributeValueMemberB{Value: f.Value}
+// attribute when dynamodb.ttlKey is set. With sc, the item is sc's;
+// without (a batch, whose items live together), a new one.
+func (db *DB) item(sc *scratch, key string, values []adapters.Field) map[string]types.AttributeValue {
+	var it map[string]types.AttributeValue
+	var bs []types.AttributeValueMemberB
+	if sc != nil {
+		it, bs = sc.item, sc.binary(len(values))
+	} else {
+		it, bs = make(map[string]types.AttributeValue, len(values)+3), make([]types.AttributeValueMemberB, len(values))
 	}
-	it[db.s.primaryKey] = &types.AttributeValueMemberS{Value: key}
-	if db.s.keyType == KeyTypeHashAndRange {
-		it[db.s.hashKeyName] = &types.AttributeValueMemberS{Value: db.s.hashKeyValue}
+	for i, f := range values {
+		bs[i].Value = f.Value
+		it[f.Name] = &bs[i]
+	}
+	if sc != nil {
+		for k, v := range sc.primaryKey(db, key) {
+			it[k] = v
+		}
+	} else {
+		it[db.s.primaryKey] = &types.AttributeValueMemberS{Value: key}
+		if db.s.keyType == KeyTypeHashAndRange {
+			it[db.s.hashKeyName] = &types.AttributeValueMemberS{Value: db.s.hashKeyValue}
+		}
 	}
 	if db.s.ttlKey != "" {
 		// A number of epoch seconds, which DynamoDB's TTL needs (YCSB
@@ -192,10 +200,12 @@ func (db *DB) item(key string, values []adapters.Field) map[string]types.Attribu
 // Insert implements adapters.DB with PutItem (which replaces an existing
 // item).
 func (db *DB) Insert(ctx context.Context, table, key string, values []adapters.Field) error {
+	sc := getScratch()
 	_, err := db.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(table),
-		Item:      db.item(key, values),
+		TableName: db.tableName(table),
+		Item:      db.item(sc, key, values),
 	})
+	sc.put()
 	if err != nil {
 		return db.fail(fmt.Errorf("dynamodb: insert %q: %w", key, classify(err)))
 	}
@@ -206,10 +216,12 @@ func (db *DB) Insert(ctx context.Context, table, key string, values []adapters.F
 // error (DeleteItem is idempotent, and asking for the old item would make
 // it a read-modify-write on Alternator).
 func (db *DB) Delete(ctx context.Context, table, key string) error {
+	sc := getScratch()
 	_, err := db.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(table),
-		Key:       db.primaryKeyAV(key),
+		TableName: db.tableName(table),
+		Key:       sc.primaryKey(db, key),
 	})
+	sc.put()
 	if err != nil {
 		return db.fail(fmt.Errorf("dynamodb: delete %q: %w", key, classify(err)))
 	}
@@ -349,7 +361,7 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 func (db *DB) writeBatch(ctx context.Context, table string, records []adapters.Record) error {
 	reqs := make([]types.WriteRequest, len(records))
 	for i, r := range records {
-		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: db.item(r.Key, r.Fields)}}
+		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: db.item(nil, r.Key, r.Fields)}}
 	}
 	pending := map[string][]types.WriteRequest{table: reqs}
 	for retry := 0; ; retry++ {

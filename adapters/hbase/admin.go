@@ -95,6 +95,7 @@ func (db *DB) CreateTable(ctx context.Context, table string, regions int) error 
 // script uses to know that HBase is ready.
 func WaitCreateTable(ctx context.Context, addr, table, family string, regions int, wait time.Duration) error {
 	db := &DB{cfg: Config{Addr: addr, Family: family, ConnectTimeout: 5 * time.Second, Timeout: 60 * time.Second, MaxIdle: time.Minute}, family: []byte(family)}
+	db.wholeFamily = []*thrift2.TColumn{{Family: db.family}}
 	db.pool = newPool(db.cfg)
 	defer db.pool.close()
 	ctx, cancel := context.WithTimeout(ctx, wait)

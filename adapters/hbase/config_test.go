@@ -135,3 +135,15 @@ func TestSplitKeysSpreadHashedKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestLendIsTheStringsBytes(t *testing.T) {
+	for _, s := range []string{"", "k", "user1234"} {
+		b := lend(s)
+		if b == nil || string(b) != s {
+			t.Errorf("lend(%q) = %q (nil %v), want the same bytes, never nil", s, b, b == nil)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = lend("user1234") }); n != 0 {
+		t.Errorf("lend allocates %v times, want 0", n)
+	}
+}

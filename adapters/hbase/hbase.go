@@ -52,6 +52,10 @@ type DB struct {
 	family []byte
 	pool   *pool
 	buf    *writeBuffer // nil unless clientbuffering
+	// wholeFamily is the column list of a read of all fields (YCSB's
+	// addFamily), built once; the Thrift client only reads it.
+	wholeFamily []*thrift2.TColumn
+	names       adapters.NameCache // qualifiers of results, one string each
 }
 
 var (
@@ -69,6 +73,7 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		return nil, fmt.Errorf("hbase: %w", err)
 	}
 	db := &DB{cfg: cfg, family: []byte(cfg.Family), pool: newPool(cfg)}
+	db.wholeFamily = []*thrift2.TColumn{{Family: db.family}}
 	if cfg.ClientBuffering {
 		db.buf = &writeBuffer{limit: cfg.WriteBufferSize}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"unsafe"
 
 	"benchtop/adapters"
 	"benchtop/adapters/hbase/thrift2"
@@ -13,13 +14,28 @@ import (
 // fields == nil (YCSB's addFamily).
 func (db *DB) columns(fields []string) []*thrift2.TColumn {
 	if fields == nil {
-		return []*thrift2.TColumn{{Family: db.family}}
+		return db.wholeFamily
 	}
-	cols := make([]*thrift2.TColumn, len(fields))
+	cols := make([]thrift2.TColumn, len(fields))
+	ptrs := make([]*thrift2.TColumn, len(fields))
 	for i, f := range fields {
-		cols[i] = &thrift2.TColumn{Family: db.family, Qualifier: []byte(f)}
+		cols[i] = thrift2.TColumn{Family: db.family, Qualifier: lend(f)}
+		ptrs[i] = &cols[i]
 	}
-	return cols
+	return ptrs
+}
+
+// lend returns the bytes of s without a copy, for a request the Thrift
+// client writes out before the call returns and never modifies. Nothing
+// that outlives the call (a buffered put) may hold them. An empty s gives
+// an empty, non-nil slice, as []byte(s) does: the generated code sends an
+// optional field (a column's qualifier, a scan's start row) only when it
+// is not nil.
+func lend(s string) []byte {
+	if s == "" {
+		return []byte{}
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // appendFields turns a result's cells into fields. The cells' bytes were
@@ -30,7 +46,7 @@ func (db *DB) appendFields(dst []adapters.Field, cells []*thrift2.TColumnValue) 
 		if !bytes.Equal(cv.Family, db.family) {
 			continue
 		}
-		dst = append(dst, adapters.Field{Name: string(cv.Qualifier), Value: cv.Value})
+		dst = append(dst, adapters.Field{Name: db.names.String(cv.Qualifier), Value: cv.Value})
 	}
 	return dst
 }
@@ -43,7 +59,7 @@ func notFound(op, key string) error {
 // nil). A row that has none of the chosen columns costs a second round
 // trip, to tell "no such row" from "no such columns".
 func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst []adapters.Field) ([]adapters.Field, error) {
-	tbl, row := []byte(table), []byte(key)
+	tbl, row := lend(table), lend(key)
 	get := &thrift2.TGet{Row: row, Columns: db.columns(fields)}
 	var res *thrift2.TResult_
 	err := db.call(ctx, func(ctx context.Context, c *thrift2.THBaseServiceClient) error {
@@ -86,13 +102,13 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, count int, field
 	if count <= 0 {
 		return dst, nil
 	}
-	tbl := []byte(table)
+	tbl := lend(table)
 	page := int32(min(count, db.cfg.ScanPage))
 	limit := int32(count)
 	// NewTScan, not a literal: it sets maxVersions to 1, the IDL's default
 	// (a zero would be sent, and return no cells).
 	scan := thrift2.NewTScan()
-	scan.StartRow, scan.Columns, scan.Caching, scan.Limit = []byte(startKey), db.columns(fields), &page, &limit
+	scan.StartRow, scan.Columns, scan.Caching, scan.Limit = lend(startKey), db.columns(fields), &page, &limit
 	var results []*thrift2.TResult_
 	err := db.call(ctx, func(ctx context.Context, c *thrift2.THBaseServiceClient) error {
 		if count <= db.cfg.ScanPage {
@@ -136,14 +152,19 @@ func (db *DB) newPut(key string, values []adapters.Field, keep bool) *thrift2.TP
 	cells := make([]thrift2.TColumnValue, len(values))
 	ptrs := make([]*thrift2.TColumnValue, len(values))
 	for i, f := range values {
-		v := f.Value
+		cells[i] = thrift2.TColumnValue{Family: db.family}
 		if keep {
-			v = bytes.Clone(v)
+			cells[i].Qualifier, cells[i].Value = []byte(f.Name), bytes.Clone(f.Value)
+		} else {
+			cells[i].Qualifier, cells[i].Value = lend(f.Name), f.Value
 		}
-		cells[i] = thrift2.TColumnValue{Family: db.family, Qualifier: []byte(f.Name), Value: v}
 		ptrs[i] = &cells[i]
 	}
-	return &thrift2.TPut{Row: []byte(key), ColumnValues: ptrs, Durability: db.cfg.Durability}
+	row := lend(key)
+	if keep {
+		row = []byte(key)
+	}
+	return &thrift2.TPut{Row: row, ColumnValues: ptrs, Durability: db.cfg.Durability}
 }
 
 // Update puts the given columns. By default that is a plain put, as in
@@ -158,7 +179,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 		return db.buffered(ctx, "update", table, key, values)
 	}
 	put := db.newPut(key, values, false)
-	tbl := []byte(table)
+	tbl := lend(table)
 	if !db.cfg.StrictUpdate {
 		if err := db.call(ctx, func(ctx context.Context, c *thrift2.THBaseServiceClient) error {
 			return c.Put(ctx, tbl, put)
@@ -191,7 +212,7 @@ func (db *DB) Insert(ctx context.Context, table, key string, values []adapters.F
 		return db.buffered(ctx, "insert", table, key, values)
 	}
 	put := db.newPut(key, values, false)
-	tbl := []byte(table)
+	tbl := lend(table)
 	if err := db.call(ctx, func(ctx context.Context, c *thrift2.THBaseServiceClient) error {
 		return c.Put(ctx, tbl, put)
 	}); err != nil {

@@ -56,18 +56,20 @@ func (d *DB) WriteLines(ctx context.Context, body []byte, lines int) error {
 	if gz != nil {
 		req.Header.Set("Content-Encoding", "gzip")
 	}
-	return d.do(req, "write", fmt.Sprintf("write %d lines to %s", lines, d.where()), nil)
+	// The description is only built for an error: a success costs nothing
+	// here (MaskURL parses the URL).
+	return d.do(req, "write", func() string { return fmt.Sprintf("write %d lines to %s", lines, d.where()) }, nil)
 }
 
 // do sends req and checks for a 2xx answer, decoding a JSON body into out
 // when out is not nil. what names the request in errors.
-func (d *DB) do(req *http.Request, op, what string, out any) error {
+func (d *DB) do(req *http.Request, op string, what func() string, out any) error {
 	if d.auth != "" {
 		req.Header.Set("Authorization", d.auth)
 	}
 	resp, err := d.client.Do(req)
 	if err != nil {
-		return transportError("influx: "+what, err)
+		return transportError("influx: "+what(), err)
 	}
 	defer func() {
 		// Drain a little so that the connection is reused.
@@ -76,7 +78,7 @@ func (d *DB) do(req *http.Request, op, what string, out any) error {
 	}()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		he := statusError(op, resp)
-		return adapters.WithKind(KindForStatus(he.Status), fmt.Errorf("influx: %s: %w", what, he))
+		return adapters.WithKind(KindForStatus(he.Status), fmt.Errorf("influx: %s: %w", what(), he))
 	}
 	if out == nil {
 		return nil
@@ -84,7 +86,7 @@ func (d *DB) do(req *http.Request, op, what string, out any) error {
 	dec := json.NewDecoder(io.LimitReader(resp.Body, 64<<20))
 	dec.UseNumber()
 	if err := dec.Decode(out); err != nil {
-		return fmt.Errorf("influx: %s: decode the answer: %w", what, err)
+		return fmt.Errorf("influx: %s: decode the answer: %w", what(), err)
 	}
 	return nil
 }
@@ -97,7 +99,7 @@ func (d *DB) ping(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("influx: ping %s: %w", adapters.MaskURL(d.cfg.URL), err)
 	}
-	return d.do(req, "ping", "ping "+adapters.MaskURL(d.cfg.URL), nil)
+	return d.do(req, "ping", func() string { return "ping " + adapters.MaskURL(d.cfg.URL) }, nil)
 }
 
 // queryResponse is the JSON answer of the 1.x /query endpoint.
@@ -143,7 +145,7 @@ func (d *DB) query(ctx context.Context, method, stmt, db string) (*queryResponse
 		return nil, fmt.Errorf("influx: %s: %w", what, err)
 	}
 	var out queryResponse
-	if err := d.do(req, "query", what, &out); err != nil {
+	if err := d.do(req, "query", func() string { return what }, &out); err != nil {
 		return nil, err
 	}
 	if out.Error != "" {

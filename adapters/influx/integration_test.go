@@ -19,7 +19,7 @@ const envURL = "BENCHTOP_INFLUX_URL"
 
 // openTest opens the adapter on a fresh database of the server named by
 // BENCHTOP_INFLUX_URL, dropped when the test ends, or skips the test.
-func openTest(t *testing.T, extra adapters.Properties) *DB {
+func openTest(t testing.TB, extra adapters.Properties) *DB {
 	t.Helper()
 	u := os.Getenv(envURL)
 	if u == "" {

@@ -96,7 +96,7 @@ func TestBSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, id, err := appendFields(nil, doc)
+	got, id, err := appendFields(nil, nil, doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestBSONRoundTrip(t *testing.T) {
 			t.Errorf("field name %q accepted", bad)
 		}
 	}
-	if _, _, err := appendFields(nil, doc[:len(doc)-3]); err == nil {
+	if _, _, err := appendFields(nil, nil, doc[:len(doc)-3]); err == nil {
 		t.Error("truncated document accepted")
 	}
 }

@@ -56,6 +56,7 @@ type DB struct {
 	// connection, so nothing here goes stale when the server restarts.
 	colls sync.Map // string -> *mongo.Collection
 	bufs  sync.Pool
+	names adapters.NameCache // field names of replies, one string each
 }
 
 var (
@@ -201,9 +202,12 @@ func (d *DB) Read(ctx context.Context, table, key string, fields []string, dst [
 	if err != nil {
 		return dst, d.fail(err, "read %q", key)
 	}
-	// One copy of the reply, so that the values handed out own their bytes
-	// whatever the driver does with its buffers.
-	dst, _, err = appendFields(dst, bytes.Clone(raw))
+	// The values alias the reply: the driver reads every reply into a
+	// buffer of its own (topology.connection.read makes one per message,
+	// and nothing pools them), so they belong to the caller as they are.
+	// TestReadValuesOutliveLaterReads keeps that true across driver
+	// versions.
+	dst, _, err = appendFields(&d.names, dst, raw)
 	if err != nil {
 		return dst, fmt.Errorf("mongodb: read %q: %w", key, err)
 	}
@@ -244,7 +248,7 @@ func (d *DB) Scan(ctx context.Context, table, startKey string, count int, fields
 		doc := bytes.Clone(cur.Current) // Current is valid until Next
 		var rec adapters.Record
 		var id string
-		rec.Fields, id, err = appendFields(nil, doc)
+		rec.Fields, id, err = appendFields(&d.names, nil, doc)
 		if err != nil {
 			return dst, fmt.Errorf("mongodb: scan from %q: %w", startKey, err)
 		}
@@ -474,8 +478,9 @@ func checkName(name string) error {
 
 // appendFields appends the binary-valued elements of doc to dst (as YCSB's
 // fillMap does, which skips _id and anything not binary) and returns the
-// document's string _id. Values alias doc.
-func appendFields(dst []adapters.Field, doc []byte) ([]adapters.Field, string, error) {
+// document's string _id. Values alias doc; names come from names (the
+// same string for the same name in every reply) or, with nil, are copies.
+func appendFields(names *adapters.NameCache, dst []adapters.Field, doc []byte) ([]adapters.Field, string, error) {
 	if len(doc) < 5 {
 		return dst, "", errors.New("short BSON document in reply")
 	}
@@ -489,7 +494,13 @@ func appendFields(dst []adapters.Field, doc []byte) ([]adapters.Field, string, e
 		rem = rest
 		v := elem.Value()
 		if _, data, ok := v.BinaryOK(); ok {
-			dst = append(dst, adapters.Field{Name: elem.Key(), Value: data})
+			name := ""
+			if names != nil {
+				name = names.String(elem.KeyBytes())
+			} else {
+				name = elem.Key()
+			}
+			dst = append(dst, adapters.Field{Name: name, Value: data})
 			continue
 		}
 		if s, ok := v.StringValueOK(); ok && bytes.Equal(elem.KeyBytes(), []byte("_id")) {

@@ -20,7 +20,7 @@ const envURL = "BENCHTOP_MONGODB_URL"
 
 // testURL returns BENCHTOP_MONGODB_URL with its database replaced by a
 // fresh ycsb_test_<random> one, or skips the test.
-func testURL(t *testing.T) string {
+func testURL(t testing.TB) string {
 	t.Helper()
 	u := os.Getenv(envURL)
 	if u == "" {
@@ -40,7 +40,7 @@ func testURL(t *testing.T) string {
 }
 
 // openTest opens the adapter on a fresh database, dropped at the end.
-func openTest(t *testing.T, extra adapters.Properties) *DB {
+func openTest(t testing.TB, extra adapters.Properties) *DB {
 	t.Helper()
 	props := adapters.Properties{PropURL: testURL(t)}
 	for k, v := range extra {
