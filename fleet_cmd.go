@@ -303,7 +303,15 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 		fmt.Fprintf(stderr, "benchtop: %s\n", adapters.MaskSecretsIn(oneLine(runErr), o.Props))
 	}
 	player.Close()
-	failed := player.Failures()
+	return finishFleet(o, c, e, player.Failures(), results, runErr, interactive, len(eps), stdout, stderr, intr)
+}
+
+// finishFleet writes the fleet's report and exports once the run is over
+// and returns the exit status: the signal's, exitIncomplete when an agent
+// was lost, 1 on an error, an agent's problem, a failed stream verdict or
+// an integrity mismatch.
+func finishFleet(o *cliOptions, c *fleet.Coordinator, e *exports, failed []steps.Failure, results []*engine.PhaseResult,
+	runErr error, interactive bool, agents int, stdout, stderr io.Writer, intr *interrupts) int {
 	for _, fl := range failed {
 		if interactive {
 			fmt.Fprintf(stderr, "benchtop: step failed: %s\n", fl)
@@ -335,7 +343,7 @@ func runFleet(o *cliOptions, cfg *engine.Config, f *fleetOptions, interactive bo
 		}
 	}
 	if lost := c.Lost(); len(lost) > 0 {
-		fmt.Fprintf(stderr, "benchtop: incomplete run: %d of %d agents lost: %s\n", len(lost), len(eps), strings.Join(lost, ", "))
+		fmt.Fprintf(stderr, "benchtop: incomplete run: %d of %d agents lost: %s\n", len(lost), agents, strings.Join(lost, ", "))
 		return exitIncomplete
 	}
 	if runErr != nil || len(problems) > 0 {
