@@ -1,0 +1,148 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"benchtop/adapters"
+)
+
+// Read and Update on the lean client (pool.go, resp.go): the same commands
+// as the go-redis path (HGETALL or HMGET, then EXISTS when none of the
+// named fields is there; HSET, or the update script by EVALSHA), parsed
+// straight into the caller's Fields. Field names come from the
+// connection's interned names, so a read allocates only the values.
+
+func (db *DB) leanRead(ctx context.Context, table, key string, fields []string, dst []adapters.Field) ([]adapters.Field, error) {
+	n0 := len(dst)
+	err := db.lean.do(ctx, func(b cmdBuf) cmdBuf {
+		if fields == nil {
+			return b.cmd(2).str("HGETALL").hashKey(table, key)
+		}
+		b = b.cmd(2+len(fields)).str("HMGET").hashKey(table, key)
+		for _, f := range fields {
+			b = b.str(f)
+		}
+		return b
+	}, func(r *respReader) error {
+		var err error
+		dst, err = readFields(r, fields, dst)
+		return err
+	})
+	if err != nil {
+		return dst[:n0], fmt.Errorf("redis: read %q: %w", key, classify(err))
+	}
+	if len(dst) > n0 {
+		return dst, nil
+	}
+	if fields != nil {
+		// None of the fields: is the record there at all?
+		var ex int64
+		err = db.lean.do(ctx, func(b cmdBuf) cmdBuf {
+			return b.cmd(2).str("EXISTS").hashKey(table, key)
+		}, func(r *respReader) error {
+			var err error
+			ex, err = r.expect(':')
+			return err
+		})
+		if err != nil {
+			return dst, fmt.Errorf("redis: read %q: %w", key, classify(err))
+		}
+		if ex != 0 {
+			return dst, nil
+		}
+	}
+	return dst, fmt.Errorf("redis: read %q: %w", key, adapters.WithKind(adapters.KindNotFound, adapters.ErrNotFound))
+}
+
+// readFields parses an HGETALL reply (fields == nil: name, value, ...) or
+// an HMGET reply (one value or nil per field) into dst.
+func readFields(r *respReader, fields []string, dst []adapters.Field) ([]adapters.Field, error) {
+	n, err := r.expect('*')
+	if err != nil {
+		return dst, err
+	}
+	if fields == nil {
+		if n%2 != 0 {
+			return dst, fmt.Errorf("%w: HGETALL replied %d elements", errProtocol, n)
+		}
+		for range n / 2 {
+			name, err := r.name()
+			if err != nil {
+				return dst, err
+			}
+			v, ok, err := r.value()
+			if err != nil {
+				return dst, err
+			}
+			if !ok {
+				return dst, fmt.Errorf("%w: HGETALL replied a nil value", errProtocol)
+			}
+			dst = append(dst, adapters.Field{Name: name, Value: v})
+		}
+		return dst, nil
+	}
+	if n != int64(len(fields)) {
+		return dst, fmt.Errorf("%w: HMGET of %d fields replied %d elements", errProtocol, len(fields), n)
+	}
+	for _, f := range fields {
+		v, ok, err := r.value()
+		if err != nil {
+			return dst, err
+		}
+		if ok {
+			dst = append(dst, adapters.Field{Name: r.intern(f), Value: v})
+		}
+	}
+	return dst, nil
+}
+
+// intern returns s as one of the connection's interned names (a copy of
+// s the first time): the caller's s is only valid during the call.
+func (r *respReader) intern(s string) string {
+	if v, ok := r.names[s]; ok {
+		return v
+	}
+	v := strings.Clone(s)
+	if len(r.names) < maxInternedNames {
+		r.names[v] = v
+	}
+	return v
+}
+
+func (db *DB) leanUpdate(ctx context.Context, table, key string, values []adapters.Field) error {
+	strict := db.cfg.Strict
+	var n int64
+	run := func(eval bool) error {
+		return db.lean.do(ctx, func(b cmdBuf) cmdBuf {
+			switch {
+			case !strict:
+				b = b.cmd(2+2*len(values)).str("HSET").hashKey(table, key)
+			case eval:
+				b = b.cmd(4+2*len(values)).str("EVAL").str(updateLua).str("1").hashKey(table, key)
+			default:
+				b = b.cmd(4+2*len(values)).str("EVALSHA").str(updateScript.Hash()).str("1").hashKey(table, key)
+			}
+			for _, f := range values {
+				b = b.str(f.Name).bytes(f.Value)
+			}
+			return b
+		}, func(r *respReader) error {
+			var err error
+			n, err = r.expect(':')
+			return err
+		})
+	}
+	err := run(false)
+	if se, ok := err.(serverError); strict && ok && strings.HasPrefix(string(se), "NOSCRIPT") {
+		err = run(true) // EVAL loads the script for the next EVALSHA
+	}
+	if err != nil {
+		return fmt.Errorf("redis: update %q: %w", key, classify(err))
+	}
+	if strict && n == 0 {
+		return fmt.Errorf("redis: update %q: %w", key, adapters.WithKind(adapters.KindNotFound, adapters.ErrNotFound))
+	}
+	return nil
+}
