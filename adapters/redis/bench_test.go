@@ -55,6 +55,17 @@ func BenchmarkUpdate1Field(b *testing.B) {
 	})
 }
 
+// BenchmarkInsert1Field inserts (replaces) the same records: with the
+// defaults, MULTI, DEL, HSET, ZADD and EXEC per operation.
+func BenchmarkInsert1Field(b *testing.B) {
+	db := openBenchServer(b)
+	keys := loadBenchRecords(b, db)
+	values := []adapters.Field{{Name: "field0", Value: make([]byte, 100)}}
+	runBench(b, func(ctx context.Context, i int, dst []adapters.Field) ([]adapters.Field, error) {
+		return dst, db.Insert(ctx, "usertable", keys[i%len(keys)], values)
+	})
+}
+
 // openBenchServer is openTestServer with BENCHTOP_REDIS_BENCH_PROPS.
 func openBenchServer(b *testing.B) adapters.DB {
 	b.Helper()

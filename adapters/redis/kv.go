@@ -158,6 +158,9 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 // Insert writes a record (replacing any record of that key) and indexes
 // its key, in one transaction.
 func (db *DB) Insert(ctx context.Context, table, key string, values []adapters.Field) error {
+	if db.lean != nil {
+		return db.leanInsert(ctx, table, key, values)
+	}
 	if !db.cfg.Strict && !db.cfg.Index {
 		if err := db.client.HSet(ctx, hashKey(table, key), fieldArgs(values)...).Err(); err != nil {
 			return fmt.Errorf("redis: insert %q: %w", key, classify(err))
@@ -209,6 +212,9 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 
 // Delete removes a record and its index entry.
 func (db *DB) Delete(ctx context.Context, table, key string) error {
+	if db.lean != nil {
+		return db.leanDelete(ctx, table, key)
+	}
 	var del *goredis.IntCmd
 	_, err := db.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 		del = p.Del(ctx, hashKey(table, key))

@@ -115,3 +115,33 @@ func TestLeanErrorsClassify(t *testing.T) {
 		}
 	}
 }
+
+func TestReadTx(t *testing.T) {
+	for _, tc := range []struct {
+		name, reply string
+		queued      int
+		want        string // "" = no error, else the error's text
+		del         int64
+	}{
+		{"ok", "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:1\r\n:1\r\n", 2, "", 1},
+		{"an element's error", "+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:0\r\n-WRONGTYPE bad\r\n", 2, "WRONGTYPE bad", 0},
+		{"aborted", "+OK\r\n-ERR wrong number of arguments\r\n+QUEUED\r\n-EXECABORT Transaction discarded\r\n", 2, "ERR wrong number of arguments", -1},
+		{"short", "+OK\r\n+QUEUED\r\n*1\r\n:1\r\n", 2, "protocol error", -1},
+	} {
+		r := respFrom(tc.reply + "+NEXT\r\n")
+		del := int64(-1)
+		err := readTx(r, tc.queued, func(r *respReader) error {
+			var err error
+			del, err = r.expect(':')
+			return err
+		})
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) || del != tc.del {
+			t.Errorf("%s: err %v, del %d; want %q, %d", tc.name, err, del, tc.want, tc.del)
+		}
+		if _, server := err.(serverError); err == nil || server {
+			if _, err := r.expect('+'); err != nil {
+				t.Errorf("%s: the next reply: %v (the reader is out of step)", tc.name, err)
+			}
+		}
+	}
+}
