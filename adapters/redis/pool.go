@@ -11,14 +11,19 @@ import (
 )
 
 // The lean client (redis.client=benchtop, the default) carries the
-// key-value operations of the run phase (Read, Update): one command, one
-// write system call and one read of the reply on a connection that
-// belongs to the calling goroutine for the operation. go-redis v9, kept for
-// everything else, costs about 1.5 µs of client CPU more per operation on
-// this path: a pool health check that is one more system call per command
-// (a non-blocking MSG_PEEK recvfrom, unconditional in v9.23), its hooks
-// and bookkeeping, and a map and a []any per reply (measured with
-// BenchmarkRead1Field; see README's Performance section).
+// key-value operations of the run phase (Read, Update, Insert, Delete):
+// one command (or one MULTI/EXEC), one write system call and, most often,
+// one read of the reply, on a connection that belongs to the calling
+// goroutine for the operation. go-redis v9, kept for scans, loads and
+// streams, costs about 1-2 µs of client CPU more per operation on this
+// path: a pool health check that is one more system call per command (a
+// non-blocking MSG_PEEK recvfrom, unconditional in v9.23), its hooks and
+// bookkeeping, and a map or a []any per reply: 12-13 allocations per
+// one-field read or update against 1 and 0 here (BenchmarkRead1Field and
+// the others in bench_test.go; README's Performance section). rueidis with
+// auto-pipelining off costs the same CPU as this client on that path
+// (scripts/redis-clients), with 4 allocations per read; this one was
+// kept so that the adapter does not carry a second Redis library.
 
 var (
 	errPoolClosed  = errors.New("redis: client closed")
