@@ -77,6 +77,9 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, count int, field
 	if count <= 0 {
 		return dst, nil
 	}
+	if db.lean != nil {
+		return db.leanScan(ctx, table, startKey, count, fields, dst)
+	}
 	keys, err := db.client.ZRangeByLex(ctx, indexKey(table), &goredis.ZRangeBy{Min: "[" + startKey, Max: "+", Count: int64(count)}).Result()
 	if err != nil {
 		return dst, fmt.Errorf("redis: scan %q: %w", startKey, classify(err))

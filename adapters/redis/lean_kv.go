@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"benchtop/adapters"
@@ -145,4 +146,75 @@ func (db *DB) leanUpdate(ctx context.Context, table, key string, values []adapte
 		return fmt.Errorf("redis: update %q: %w", key, adapters.WithKind(adapters.KindNotFound, adapters.ErrNotFound))
 	}
 	return nil
+}
+
+// leanScan reads up to count keys from the table's index (ZRANGEBYLEX),
+// then their records in one pipelined write (HGETALL or HMGET per key).
+func (db *DB) leanScan(ctx context.Context, table, startKey string, count int, fields []string, dst []adapters.Record) ([]adapters.Record, error) {
+	var keys []string
+	err := db.lean.do(ctx, func(b cmdBuf) cmdBuf {
+		b = b.cmd(7).str("ZRANGEBYLEX").str(indexKey(table))
+		b = append(b, "$"...)
+		b = strconv.AppendInt(b, int64(len(startKey)+1), 10)
+		b = append(b, "\r\n["...)
+		b = append(b, startKey...)
+		b = append(b, "\r\n"...)
+		return b.str("+").str("LIMIT").str("0").str(strconv.Itoa(count))
+	}, func(r *respReader) error {
+		n, err := r.expect('*')
+		if err != nil {
+			return err
+		}
+		keys = make([]string, 0, n)
+		for range n {
+			k, err := r.text()
+			if err != nil {
+				return err
+			}
+			keys = append(keys, k)
+		}
+		return nil
+	})
+	if err != nil || len(keys) == 0 {
+		if err != nil {
+			err = fmt.Errorf("redis: scan %q: %w", startKey, classify(err))
+		}
+		return dst, err
+	}
+	n0 := len(dst)
+	err = db.lean.do(ctx, func(b cmdBuf) cmdBuf {
+		for _, k := range keys {
+			if fields == nil {
+				b = b.cmd(2).str("HGETALL").hashKey(table, k)
+				continue
+			}
+			b = b.cmd(2+len(fields)).str("HMGET").hashKey(table, k)
+			for _, f := range fields {
+				b = b.str(f)
+			}
+		}
+		return b
+	}, func(r *respReader) error {
+		var first error // an error reply: the other replies are still read
+		for _, k := range keys {
+			got, err := readFields(r, fields, nil)
+			if _, ok := err.(serverError); ok {
+				if first == nil {
+					first = err
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if len(got) > 0 { // else deleted since the index was read
+				dst = append(dst, adapters.Record{Key: k, Fields: got})
+			}
+		}
+		return first
+	})
+	if err != nil {
+		return dst[:n0], fmt.Errorf("redis: scan %q: %w", startKey, classify(err))
+	}
+	return dst, nil
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"benchtop/adapters"
 	"benchtop/adapters/adaptertest"
@@ -55,7 +58,17 @@ func TestLeanServerErrorKeepsConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Delete(ctx, "usertable", key)
+	if err := base.client.ZAdd(ctx, indexKey("usertable"), goredis.Z{Member: str}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	defer base.client.ZRem(ctx, indexKey("usertable"), str)
 	for i := range 3 {
+		// The scan's pipeline meets the string key among records: its
+		// error, and every other reply read.
+		lo := min(key, str)
+		if _, err := db.Scan(ctx, "usertable", lo, 2, nil, nil); err == nil || !strings.Contains(err.Error(), "WRONGTYPE") {
+			t.Fatalf("Scan over a string key: %v, want WRONGTYPE", err)
+		}
 		if _, err := db.Read(ctx, "usertable", str, nil, nil); err == nil || adapters.Kind(err) == adapters.KindNotFound {
 			t.Fatalf("Read of a string key: %v, want WRONGTYPE", err)
 		}

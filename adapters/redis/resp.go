@@ -205,6 +205,28 @@ func (r *respReader) name() (string, error) {
 	return s, err
 }
 
+// text reads a bulk string as a new string (one allocation).
+func (r *respReader) text() (string, error) {
+	n, err := r.expect('$')
+	if err != nil {
+		return "", err
+	}
+	if n < 0 || n > int64(r.rd.Size())-2 {
+		v, err := r.bulkBody(n)
+		return string(v), err
+	}
+	b, err := r.rd.Peek(int(n) + 2)
+	if err != nil {
+		return "", err
+	}
+	if b[n] != '\r' || b[n+1] != '\n' {
+		return "", fmt.Errorf("%w: no CRLF after a bulk string", errProtocol)
+	}
+	s := string(b[:n])
+	_, err = r.rd.Discard(int(n) + 2)
+	return s, err
+}
+
 // value reads a bulk string; nil (and ok false) for a nil bulk ($-1).
 func (r *respReader) value() (v []byte, ok bool, err error) {
 	n, err := r.expect('$')
