@@ -9,10 +9,10 @@ import (
 	"benchtop/adapters"
 )
 
-// Read and Update on the lean client (pool.go, resp.go): the same commands
-// as the go-redis path (HGETALL or HMGET, then EXISTS when none of the
-// named fields is there; HSET, or the update script by EVALSHA), parsed
-// straight into the caller's Fields. Field names come from the
+// Read, Update and Scan on the lean client (pool.go, resp.go): the same
+// commands as the go-redis path (HGETALL or HMGET, then EXISTS when none
+// of the named fields is there; HSET, or the update script by EVALSHA;
+// ZRANGEBYLEX, then the records), parsed straight into the caller's Fields. Field names come from the
 // connection's interned names, so a read allocates only the values.
 
 func (db *DB) leanRead(ctx context.Context, table, key string, fields []string, dst []adapters.Field) ([]adapters.Field, error) {

@@ -11,10 +11,10 @@ import (
 )
 
 // The lean client (redis.client=benchtop, the default) carries the
-// key-value operations of the run phase (Read, Update, Insert, Delete):
-// one command (or one MULTI/EXEC), one write system call and, most often,
-// one read of the reply, on a connection that belongs to the calling
-// goroutine for the operation. go-redis v9, kept for scans, loads and
+// key-value operations of the run phase (Read, Scan, Update, Insert,
+// Delete): one command (or one MULTI/EXEC, or one pipeline), one write
+// system call and, most often, one read of the reply, on a connection that
+// belongs to the calling goroutine for the operation. go-redis v9, kept for batched loads and
 // streams, costs about 1-2 µs of client CPU more per operation on this
 // path: a pool health check that is one more system call per command (a
 // non-blocking MSG_PEEK recvfrom, unconditional in v9.23), its hooks and

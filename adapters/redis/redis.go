@@ -25,9 +25,9 @@
 // pipeline); and YCSB's redis binding's names: redis.host and redis.port
 // (for redis.addr), redis.cusername and redis.cpassword (an ACL user);
 // redis.cluster=true is refused; redis.client (benchtop, the default, or
-// go-redis) picks the client of reads, updates, inserts and deletes: the
+// go-redis) picks the client of reads, scans, updates, inserts and deletes: the
 // adapter's lean RESP2 client (pool.go, resp.go) or go-redis, which
-// carries scans, batched loads and streams either way. redis.poolsize
+// carries batched loads and streams either way. redis.poolsize
 // bounds each of the two clients' connections.
 package redis
 
