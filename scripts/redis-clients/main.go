@@ -19,6 +19,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -137,10 +138,11 @@ func cpu() int64 {
 
 func loadavg() string {
 	b, _ := os.ReadFile("/proc/loadavg")
-	if len(b) > 14 {
-		b = b[:14]
+	f := strings.Fields(string(b))
+	if len(f) > 3 {
+		f = f[:3]
 	}
-	return string(b)
+	return strings.Join(f, " ")
 }
 
 func fail(err error) {
