@@ -47,7 +47,7 @@ eval "$(BENCHTOP_REDIS_PORT=$port bash .ci/servers/redis.sh start)"
 addr=127.0.0.1:$port
 
 bt=("$tmp/benchtop")
-common=(-p workload=core -p recordcount=$records -p fieldcount=1 -p fieldlength=$size
+common=(-p workload=core -p recordcount="$records" -p fieldcount=1 -p fieldlength="$size"
 	-p requestdistribution=uniform -p redis.addr="$addr" -p redis.strict=false "${extra[@]}")
 value=$(head -c $size /dev/zero | tr '\0' v)
 
