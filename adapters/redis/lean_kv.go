@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,6 +69,7 @@ func readFields(r *respReader, fields []string, dst []adapters.Field) ([]adapter
 		if n%2 != 0 {
 			return dst, fmt.Errorf("%w: HGETALL replied %d elements", errProtocol, n)
 		}
+		dst = slices.Grow(dst, int(min(n/2, 1<<16))) // one allocation, not one per doubling
 		for range n / 2 {
 			name, err := r.name()
 			if err != nil {
