@@ -138,3 +138,32 @@ func TestLeanClosed(t *testing.T) {
 		t.Errorf("%d connections still open", n)
 	}
 }
+
+// A strict update after SCRIPT FLUSH gets NOSCRIPT, sends the script with
+// EVAL, and succeeds; so does the next one (EVALSHA again).
+func TestLeanUpdateReloadsScript(t *testing.T) {
+	base, db := openLean(t, 1)
+	ctx := context.Background()
+	key := fmt.Sprintf("bt-lean-script-%d", time.Now().UnixNano())
+	if err := db.Insert(ctx, "usertable", key, []adapters.Field{{Name: "f", Value: []byte("v")}}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Delete(ctx, "usertable", key)
+	if err := base.client.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"w1", "w2"} {
+		if err := db.Update(ctx, "usertable", key, []adapters.Field{{Name: "f", Value: []byte(v)}}); err != nil {
+			t.Fatalf("Update after SCRIPT FLUSH: %v", err)
+		}
+		if got := base.client.HGet(ctx, hashKey("usertable", key), "f").Val(); got != v {
+			t.Fatalf("field f = %q, want %q", got, v)
+		}
+	}
+	if err := db.Update(ctx, "usertable", key+"-missing", []adapters.Field{{Name: "f", Value: []byte("x")}}); adapters.Kind(err) != adapters.KindNotFound {
+		t.Errorf("Update of a missing record: %v, want not found", err)
+	}
+	if dials := db.lean.dials.Load(); dials != 1 {
+		t.Errorf("%d connections opened, want 1 (NOSCRIPT is an error reply, not a broken connection)", dials)
+	}
+}
