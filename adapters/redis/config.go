@@ -21,6 +21,7 @@ const (
 	PropIndex     = "redis.index"
 	PropStrict    = "redis.strict"
 	PropBatchSize = "redis.batchsize"
+	PropClient    = "redis.client"
 
 	PropHost      = "redis.host"      // YCSB: with redis.port, instead of redis.addr
 	PropPort      = "redis.port"      // YCSB
@@ -31,9 +32,15 @@ const (
 
 // Keys are the redis.* properties the adapter reads (the Driver's Keys).
 var Keys = []string{
-	PropAddr, PropPassword, PropDB, PropPoolSize, PropTimeout, PropIndex, PropStrict, PropBatchSize,
+	PropAddr, PropPassword, PropDB, PropPoolSize, PropTimeout, PropIndex, PropStrict, PropBatchSize, PropClient,
 	PropHost, PropPort, PropCluster, PropUsername, PropCPassword,
 }
+
+// redis.client values.
+const (
+	ClientBenchtop = "benchtop" // the lean RESP2 client of pool.go for reads and updates
+	ClientGoRedis  = "go-redis" // go-redis for every operation
+)
 
 // Defaults.
 const (
@@ -52,6 +59,7 @@ type Config struct {
 	Index     bool
 	Strict    bool
 	BatchSize int
+	Client    string // ClientBenchtop or ClientGoRedis
 }
 
 // ParseConfig reads the redis.* properties; bad values are
@@ -71,6 +79,7 @@ func readConfig(r *adapters.Reader) Config {
 		Index:     r.Bool(PropIndex, true),
 		Strict:    r.Bool(PropStrict, true),
 		BatchSize: r.Int(PropBatchSize, 100, 1, 100000),
+		Client:    r.Choice(PropClient, ClientBenchtop, ClientBenchtop, ClientGoRedis),
 	}
 	c.Username, c.Password = readAuth(r)
 	if r.Bool(PropCluster, false) {

@@ -28,6 +28,9 @@ func fieldArgs(values []adapters.Field) []any {
 
 // Read returns the fields of the record (all with fields == nil).
 func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst []adapters.Field) ([]adapters.Field, error) {
+	if db.lean != nil {
+		return db.leanRead(ctx, table, key, fields, dst)
+	}
 	hk := hashKey(table, key)
 	if fields == nil {
 		m, err := db.client.HGetAll(ctx, hk).Result()
@@ -73,6 +76,9 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, count int, field
 	}
 	if count <= 0 {
 		return dst, nil
+	}
+	if db.lean != nil {
+		return db.leanScan(ctx, table, startKey, count, fields, dst)
 	}
 	keys, err := db.client.ZRangeByLex(ctx, indexKey(table), &goredis.ZRangeBy{Min: "[" + startKey, Max: "+", Count: int64(count)}).Result()
 	if err != nil {
@@ -121,15 +127,20 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, count int, field
 	return dst, nil
 }
 
-// updateScript sets fields only on an existing record, atomically.
-var updateScript = goredis.NewScript(`if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+// updateLua sets fields only on an existing record, atomically.
+const updateLua = `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
-return 1`)
+return 1`
+
+var updateScript = goredis.NewScript(updateLua)
 
 // Update sets the given fields of an existing record.
 func (db *DB) Update(ctx context.Context, table, key string, values []adapters.Field) error {
 	if len(values) == 0 {
 		return nil
+	}
+	if db.lean != nil {
+		return db.leanUpdate(ctx, table, key, values)
 	}
 	if !db.cfg.Strict {
 		if err := db.client.HSet(ctx, hashKey(table, key), fieldArgs(values)...).Err(); err != nil {
@@ -150,6 +161,9 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 // Insert writes a record (replacing any record of that key) and indexes
 // its key, in one transaction.
 func (db *DB) Insert(ctx context.Context, table, key string, values []adapters.Field) error {
+	if db.lean != nil {
+		return db.leanInsert(ctx, table, key, values)
+	}
 	if !db.cfg.Strict && !db.cfg.Index {
 		if err := db.client.HSet(ctx, hashKey(table, key), fieldArgs(values)...).Err(); err != nil {
 			return fmt.Errorf("redis: insert %q: %w", key, classify(err))
@@ -201,6 +215,9 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 
 // Delete removes a record and its index entry.
 func (db *DB) Delete(ctx context.Context, table, key string) error {
+	if db.lean != nil {
+		return db.leanDelete(ctx, table, key)
+	}
 	var del *goredis.IntCmd
 	_, err := db.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 		del = p.Del(ctx, hashKey(table, key))

@@ -44,6 +44,9 @@ func TestRedisDB(t *testing.T) {
 	if v := raw7.HGet(ctx, hashKey("usertable", key), "f").Val(); v != "v" {
 		t.Errorf("database 7 holds %q, want the record", v)
 	}
+	if got, err := db.Read(ctx, "usertable", key, nil, nil); err != nil || len(got) != 1 || string(got[0].Value) != "v" {
+		t.Errorf("Read from database 7 = %+v, %v", got, err)
+	}
 	if n := base.client.Exists(ctx, hashKey("usertable", key)).Val(); n != 0 {
 		t.Errorf("database 0 holds the record too")
 	}

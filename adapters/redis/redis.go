@@ -24,13 +24,18 @@
 // (true), redis.strict (true), redis.batchsize (100, records per load
 // pipeline); and YCSB's redis binding's names: redis.host and redis.port
 // (for redis.addr), redis.cusername and redis.cpassword (an ACL user);
-// redis.cluster=true is refused.
+// redis.cluster=true is refused; redis.client (benchtop, the default, or
+// go-redis) picks the client of reads, scans, updates, inserts and deletes: the
+// adapter's lean RESP2 client (pool.go, resp.go) or go-redis, which
+// carries batched loads and streams either way. redis.poolsize
+// bounds each of the two clients' connections.
 package redis
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 
@@ -55,6 +60,7 @@ func init() {
 type DB struct {
 	cfg    Config
 	client *goredis.Client
+	lean   *leanPool // Read and Update, unless redis.client=go-redis
 }
 
 var (
@@ -88,7 +94,11 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		client.Close()
 		return nil, fmt.Errorf("redis: connect to %s: %w", cfg.Addr, classify(err))
 	}
-	return &DB{cfg: cfg, client: client}, nil
+	db := &DB{cfg: cfg, client: client}
+	if cfg.Client == ClientBenchtop {
+		db.lean = newLeanPool(cfg)
+	}
+	return db, nil
 }
 
 // Describe returns the server address (never the password).
@@ -100,8 +110,13 @@ func (db *DB) Describe() string {
 	return s
 }
 
-// Close closes the connection pool.
-func (db *DB) Close() error { return db.client.Close() }
+// Close closes the connection pools.
+func (db *DB) Close() error {
+	if db.lean != nil {
+		db.lean.Close()
+	}
+	return db.client.Close()
+}
 
 // classify attaches an error kind to a go-redis error.
 func classify(err error) error {
@@ -116,7 +131,9 @@ func classify(err error) error {
 		return adapters.WithKind(adapters.KindCanceled, err)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return adapters.WithKind(adapters.KindTimeout, err)
-	case errors.Is(err, goredis.ErrClosed), errors.Is(err, goredis.ErrPoolTimeout):
+	case errors.Is(err, goredis.ErrClosed), errors.Is(err, goredis.ErrPoolTimeout),
+		errors.Is(err, errPoolClosed), errors.Is(err, errPoolTimeout),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, errProtocol):
 		return adapters.WithKind(adapters.KindUnavailable, err)
 	}
 	msg := err.Error()

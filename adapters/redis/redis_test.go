@@ -21,12 +21,13 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != "127.0.0.1:6379" || c.DB != 0 || !c.Index || !c.Strict || c.BatchSize != 100 || c.PoolSize != 2048 || c.Timeout != 5*time.Second {
+	if c.Addr != "127.0.0.1:6379" || c.DB != 0 || !c.Index || !c.Strict || c.BatchSize != 100 || c.Client != ClientBenchtop || c.PoolSize != 2048 || c.Timeout != 5*time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
 	for _, tc := range []struct{ key, value string }{
 		{"redis.addr", "nohost"}, {"redis.db", "-1"}, {"redis.poolsize", "0"},
 		{"redis.timeout", "never"}, {"redis.index", "maybe"}, {"redis.batchsize", "0"}, {"redis.strict", "sort of"},
+		{"redis.client", "hiredis"},
 	} {
 		_, err := ParseConfig(adapters.Properties{tc.key: tc.value})
 		var ce *adapters.ConfigError
