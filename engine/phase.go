@@ -70,6 +70,7 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	pl := &p.pool
 	pl.name, pl.wl, pl.base = name, wl, nanotime()
 	pl.wake = make(chan struct{})
+	pl.waker = newWaker(pl.now)
 	pl.opCtx, pl.opCancel = context.WithCancel(context.Background())
 	pl.onIdle = p.finish
 	switch name {
@@ -233,6 +234,7 @@ func (p *phase) drainWorkers(grace time.Duration) {
 		<-waited
 	}
 	p.pool.opCancel()
+	p.pool.waker.close()
 	p.markEnd(time.Now())
 }
 

@@ -30,6 +30,7 @@ type pool struct {
 	stopping atomic.Bool
 	paused   atomic.Bool
 	plan     plan
+	waker    *waker // wakes paced workers at their intended starts
 
 	wakeMu sync.Mutex
 	wake   chan struct{} // closed on every control change
@@ -134,6 +135,8 @@ type wstate struct {
 	last    int64
 	chained bool
 	timer   *time.Timer
+	waker   *waker        // the pool's; nil in some tests
+	wakeC   chan struct{} // the waker's token for this worker (buffered 1)
 
 	delay workload.Delayer // nil unless the worker pauses between steps
 	sub   workload.SubRecorder
@@ -143,7 +146,8 @@ type wstate struct {
 }
 
 func (p *pool) newWState(w *worker, rec *measure.Recorder) *wstate {
-	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, sched: newSchedule(), clock: p.now, wake: p.wakeCh}
+	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, sched: newSchedule(), clock: p.now, wake: p.wakeCh,
+		waker: p.waker, wakeC: make(chan struct{}, 1)}
 	ws.cw = p.wl.NewWorker(uint64(w.id)*7919 + uint64(time.Now().UnixNano()))
 	ws.delay, _ = ws.cw.(workload.Delayer)
 	ws.sub = func(op int, start, end int64, err error) {
