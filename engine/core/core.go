@@ -77,6 +77,7 @@ type coreWorkload struct {
 	readNames  []string // the fixed fields of reads and scans, when fixed
 	ops        *gen.Discrete
 	keyChooser gen.Generator
+	hot        *hotKeys // the popular keys of a scrambled zipfian chooser
 	fieldLen   gen.Generator
 	scanLen    gen.Generator
 	// keySequence numbers load-phase inserts; insertSeq run-phase inserts.
@@ -124,6 +125,7 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 	if w.keyChooser, err = keyChooser(cfg, w.insertSeq); err != nil {
 		return nil, err
 	}
+	w.hot = newHotKeys(w)
 	if bi, ok := db.(adapters.BatchInserter); ok && bi.BatchSize() > 1 {
 		w.batcher = bi
 		w.batch = bi.BatchSize()

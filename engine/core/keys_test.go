@@ -4,7 +4,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
+	"unsafe"
+
+	"benchtop/adapters"
 
 	"benchtop/engine/gen"
 )
@@ -78,4 +82,46 @@ func BenchmarkKeyNameStrconv(b *testing.B) {
 		n += len(buf)
 	}
 	keySink = n
+}
+
+// The popular keys' table changes no key: a worker drawing with it and
+// one drawing without it, from the same seed, choose the same keys, and
+// the table's hits are about the share its ranks have.
+func TestHotKeysDrawTheSameKeys(t *testing.T) {
+	for _, order := range []string{"hashed", "ordered"} {
+		cfg, err := ParseConfig("run", adapters.Properties{"recordcount": "100000", "requestdistribution": "zipfian", "insertorder": order})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := newCoreWorkload(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.hot == nil {
+			t.Fatalf("%s: no popular keys' table for a scrambled zipfian", order)
+		}
+		with := w.newWorker(5)
+		var keys []string
+		hits := 0
+		for range 50000 {
+			k := with.nextKey()
+			if len(k) > 0 && unsafe.StringData(k) != &with.keyArr[keyArrLen-len(k)] {
+				hits++
+			}
+			keys = append(keys, strings.Clone(k))
+		}
+		hot := w.hot
+		w.hot = nil
+		without := w.newWorker(5)
+		for i, want := range keys {
+			if got := without.nextKey(); got != want {
+				t.Fatalf("%s: key %d: %q with the table, %q without", order, i, want, got)
+			}
+		}
+		w.hot = hot
+		// Ranks below 2048 are about 32 % of the draws.
+		if hits < 50000*25/100 || hits > 50000*40/100 {
+			t.Errorf("%s: %d of 50000 keys from the table, want about 32 %%", order, hits)
+		}
+	}
 }

@@ -132,6 +132,9 @@ func (cw *coreWorker) Transaction(ctx context.Context, now func() int64, sub wor
 
 // nextKey chooses the key of a read, update, scan or delete.
 func (cw *coreWorker) nextKey() string {
+	if h := cw.w.hot; h != nil {
+		return cw.nextHotKey(h)
+	}
 	return unsafeString(cw.w.keyInto(&cw.keyArr, cw.nextKeynum()))
 }
 

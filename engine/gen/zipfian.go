@@ -219,9 +219,16 @@ func NewScrambledZipfian(lo, hi int64) *ScrambledZipfian {
 }
 
 // Next returns a value in [lo, hi]: lo + FNVHash64(zipfian draw) % (hi-lo+1).
-func (s *ScrambledZipfian) Next(r *rand.Rand) int64 {
-	return s.lo + FNVHash64(s.z.Next(r))%s.n
-}
+// It is Key(Rank(r)).
+func (s *ScrambledZipfian) Next(r *rand.Rand) int64 { return s.Key(s.Rank(r)) }
+
+// Rank returns the zipfian draw that Next scrambles: 0 is the most
+// popular, 1 the next, and so on. A caller can keep what it derives from
+// the few most popular ranks (the core workload keeps their keys).
+func (s *ScrambledZipfian) Rank(r *rand.Rand) int64 { return s.z.Next(r) }
+
+// Key is the value Next returns for a rank.
+func (s *ScrambledZipfian) Key(rank int64) int64 { return s.lo + FNVHash64(rank)%s.n }
 
 // SkewedLatest is YCSB's SkewedLatestGenerator: it favours the most recently
 // acknowledged insert. With max = basis.Last(), it returns
