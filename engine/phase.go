@@ -44,6 +44,10 @@ type phase struct {
 	asmConfig   AssemblerConfig
 	ctl         Controls // the controls in force, as the runner handed them
 	cutReqs     []cutReq
+	// drained gathers the recorders' Sets of one drain, which then goes
+	// to the assembler in one Add (see drain); gather is its Merge.
+	drained *measure.Set
+	gather  func(*measure.Set)
 	endTime     time.Time // when the workers stopped (zero while running)
 	lastSampled time.Time // the sampler goroutine's own
 	gcStart     GCStats   // the runtime's collections when the phase began
@@ -67,6 +71,8 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 		stopped: make(chan struct{}),
 	}
 	p.lastSampled = p.start
+	p.drained = &measure.Set{}
+	p.gather = p.drained.Merge
 	pl := &p.pool
 	pl.name, pl.wl, pl.base = name, wl, nanotime()
 	pl.wake = make(chan struct{})

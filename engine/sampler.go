@@ -8,12 +8,20 @@ import (
 )
 
 // drain drains every recorder's Set and merges it into the assembler; with
-// cutting, it also applies pending segment cuts.
+// cutting, it also applies pending segment cuts. The recorders' Sets are
+// gathered into one first, which the assembler adds once: each Add merges
+// into three Sets (the interval, the phase, the segment), and a histogram
+// merge walks every bucket up to the largest value, the sampler's main
+// cost with thousands of workers (all 64 recorders busy).
 func (p *phase) drain(cutting bool) {
 	p.smu.Lock()
 	defer p.smu.Unlock()
 	for _, rec := range p.pool.recorders {
-		rec.Drain(p.asm.Add)
+		rec.Drain(p.gather)
+	}
+	if !p.drained.Empty() {
+		p.asm.Add(p.drained)
+		p.drained.Reset()
 	}
 	if !cutting {
 		return
