@@ -39,15 +39,15 @@ type phase struct {
 	stopOnce sync.Once
 
 	// Sampler state, under smu.
-	smu         sync.Mutex
-	asm         *Assembler
-	asmConfig   AssemblerConfig
-	ctl         Controls // the controls in force, as the runner handed them
-	cutReqs     []cutReq
+	smu       sync.Mutex
+	asm       *Assembler
+	asmConfig AssemblerConfig
+	ctl       Controls // the controls in force, as the runner handed them
+	cutReqs   []cutReq
 	// drained gathers the recorders' Sets of one drain, which then goes
 	// to the assembler in one Add (see drain); gather is its Merge.
-	drained *measure.Set
-	gather  func(*measure.Set)
+	drained     *measure.Set
+	gather      func(*measure.Set)
 	endTime     time.Time // when the workers stopped (zero while running)
 	lastSampled time.Time // the sampler goroutine's own
 	gcStart     GCStats   // the runtime's collections when the phase began
