@@ -86,3 +86,31 @@ func TestWaitUntilWokenByChange(t *testing.T) {
 		t.Fatalf("woken after %v, want well before the 1 s slot", d)
 	}
 }
+
+// With a per-worker tick of 1 ms or more, a (re)started schedule starts
+// at a random point of the first tick (YCSB's randomMinorDelay), never
+// before now and never a tick or more after it; with a shorter tick it
+// starts now.
+func TestScheduleStartsSpreadOverTheFirstTick(t *testing.T) {
+	p, ws := benchPhaseT(t, nil)
+	p.plan.replan(100, 4) // 40 ms per worker
+	tick := p.plan.tickNs.Load()
+	seen := map[int64]bool{}
+	for range 200 {
+		before := p.now()
+		start := ws.schedClock()
+		after := p.now()
+		if start < before || start >= after+tick {
+			t.Fatalf("schedule start %d outside [%d, %d)", start, before, after+tick)
+		}
+		seen[(start-before)*10/tick] = true
+	}
+	if len(seen) < 5 {
+		t.Errorf("200 starts fell in %d of the tick's 10 tenths, want them spread", len(seen))
+	}
+	p.plan.replan(1e6, 4) // 4 µs per worker: not spread
+	before := p.now()
+	if start := ws.schedClock(); start < before || start > p.now() {
+		t.Errorf("short tick: schedule start %d, want now (%d)", start, before)
+	}
+}

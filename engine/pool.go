@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -117,6 +118,10 @@ func (p *pool) claim(n int64) int64 {
 
 const claimChunk = 64
 
+// spreadTick is the shortest per-worker tick whose schedules are spread
+// (YCSB: a target of at most 1 operation per ms per thread).
+const spreadTick = time.Millisecond
+
 // wstate is one worker goroutine's private state.
 type wstate struct {
 	w     *worker
@@ -142,12 +147,25 @@ type wstate struct {
 	sub   workload.SubRecorder
 	limit func(int) int
 	clock func() int64 // p.now, bound once: a method value allocates
-	wake  func() <-chan struct{}
+	// schedClock is where a (re)started schedule starts: now, plus a
+	// random part of the tick when a worker's tick is 1 ms or more, as
+	// YCSB's ClientThread spreads its threads (randomMinorDelay): without
+	// it, thousands of workers started or re-planned together would all
+	// be due at the same instants, one burst per tick.
+	schedClock func() int64
+	wake       func() <-chan struct{}
 }
 
 func (p *pool) newWState(w *worker, rec *measure.Recorder) *wstate {
 	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, sched: newSchedule(), clock: p.now, wake: p.wakeCh,
 		waker: p.waker, wakeC: make(chan struct{}, 1)}
+	ws.schedClock = func() int64 {
+		t := p.now()
+		if tick := p.plan.tickNs.Load(); tick >= int64(spreadTick) {
+			t += rand.Int64N(tick)
+		}
+		return t
+	}
 	ws.cw = p.wl.NewWorker(uint64(w.id)*7919 + uint64(time.Now().UnixNano()))
 	ws.delay, _ = ws.cw.(workload.Delayer)
 	ws.sub = func(op int, start, end int64, err error) {
@@ -220,7 +238,7 @@ func (p *pool) step(ws *wstate) bool {
 			return false
 		}
 	}
-	intended, paced := ws.sched.next(&p.plan, ws.clock)
+	intended, paced := ws.sched.next(&p.plan, ws.schedClock)
 	var start int64
 	switch {
 	case chained && intended <= ws.last:

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"time"
 
 	"benchtop/engine/host"
@@ -16,8 +17,15 @@ import (
 func (p *phase) drain(cutting bool) {
 	p.smu.Lock()
 	defer p.smu.Unlock()
-	for _, rec := range p.pool.recorders {
+	for i, rec := range p.pool.recorders {
 		rec.Drain(p.gather)
+		if i%8 == 7 {
+			// A merge walks every histogram bucket up to the largest
+			// value: 64 busy recorders take tens of ms each interval.
+			// Yield now and then, so that the workers queued behind the
+			// sampler on its P are not held up that long.
+			runtime.Gosched()
+		}
 	}
 	if !p.drained.Empty() {
 		p.asm.Add(p.drained)
