@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -98,26 +99,29 @@ func (s *schedule) unclaim() { s.done-- }
 // it.
 func (s *schedule) stale(pl *plan) bool { return pl.epoch.Load() != s.epoch }
 
-// precisePacing is the last stretch of a pacing wait that is slept with
-// nanosleep rather than a Go timer.
+// precisePacing is the last stretch of a pacing wait that is not left to
+// a Go timer, when there is no waker.
 const precisePacing = 2 * time.Millisecond
 
-// waitUntil waits until the clock reaches intended. Go's timers fire on a
-// millisecond grid here (a 20 µs sleep takes ~1 ms), which would add up to
-// a millisecond of client slop to every latency measured from the intended
-// start: long waits use a timer (interruptible by a control change, wake)
-// up to the last stretch, which is a nanosleep system call (~70 µs slack).
-// It returns the clock's reading once the wait is over (the operation's
+// waitUntil waits until the clock reaches intended. The wait is queued
+// with the pool's waker (the worker parks; see waker), which wakes it
+// just before; the last few µs are spun with runtime.Gosched. Without a
+// waker (tests) a long wait uses a Go timer up to its last stretch, which
+// is a nanosleep: Go's timers fire on a millisecond grid here (a 20 µs
+// sleep takes ~1 ms when the process is idle), which would add up to a
+// millisecond of client slop to every latency measured from the intended
+// start. A control change (wake) or a new plan ends the wait early. It
+// returns the clock's reading once the wait is over (the operation's
 // start: one clock read fewer on the hot path), and false when wake fired
 // or the plan changed: the caller gives the slot back and looks at the
-// controls again.
+// controls again. It never returns before intended.
 func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() int64, intended int64) (int64, bool) {
 	t := now()
 	d := intended - t
 	if d <= 0 {
 		return t, true
 	}
-	if d > int64(precisePacing) {
+	if d > int64(precisePacing) && ws.waker == nil {
 		ch := wake()
 		if ws.sched.stale(pl) {
 			return 0, false
@@ -134,10 +138,31 @@ func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() in
 			ws.timer.Stop()
 			return 0, false
 		}
-		d = intended - now()
+		t = now()
+		d = intended - t
 	}
-	if d > 0 {
-		sleepPrecise(time.Duration(d))
+	for d > spinPacing {
+		if ws.waker == nil {
+			sleepPrecise(time.Duration(d))
+		} else {
+			ch := wake()
+			if ws.sched.stale(pl) {
+				return 0, false
+			}
+			ws.waker.add(intended, ws.wakeC)
+			select {
+			case <-ws.wakeC: // or a token left by a wait cut short: d says
+			case <-ch:
+				return 0, false
+			}
+		}
+		t = now()
+		d = intended - t
 	}
-	return now(), true
+	for d > 0 {
+		runtime.Gosched()
+		t = now()
+		d = intended - t
+	}
+	return t, true
 }

@@ -40,11 +40,15 @@ type phase struct {
 	stopOnce sync.Once
 
 	// Sampler state, under smu.
-	smu         sync.Mutex
-	asm         *Assembler
-	asmConfig   AssemblerConfig
-	ctl         Controls // the controls in force, as the runner handed them
-	cutReqs     []cutReq
+	smu       sync.Mutex
+	asm       *Assembler
+	asmConfig AssemblerConfig
+	ctl       Controls // the controls in force, as the runner handed them
+	cutReqs   []cutReq
+	// drained gathers the recorders' Sets of one drain, which then goes
+	// to the assembler in one Add (see drain); gather is its Merge.
+	drained     *measure.Set
+	gather      func(*measure.Set)
 	endTime     time.Time // when the workers stopped (zero while running)
 	lastSampled time.Time // the sampler goroutine's own
 	gcStart     GCStats   // the runtime's collections when the phase began
@@ -68,10 +72,13 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 		stopped: make(chan struct{}),
 	}
 	p.lastSampled = p.start
+	p.drained = &measure.Set{}
+	p.gather = p.drained.Merge
 	pl := &p.pool
 	pl.name, pl.wl, pl.base = name, wl, nanotime()
 	pl.plan.phase = rand.Float64()
 	pl.wake = make(chan struct{})
+	pl.waker = newWaker(pl.now)
 	pl.opCtx, pl.opCancel = context.WithCancel(context.Background())
 	pl.onIdle = p.finish
 	switch name {
@@ -235,6 +242,7 @@ func (p *phase) drainWorkers(grace time.Duration) {
 		<-waited
 	}
 	p.pool.opCancel()
+	p.pool.waker.close()
 	p.markEnd(time.Now())
 }
 

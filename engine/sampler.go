@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"time"
 
 	"benchtop/engine/host"
@@ -8,12 +9,27 @@ import (
 )
 
 // drain drains every recorder's Set and merges it into the assembler; with
-// cutting, it also applies pending segment cuts.
+// cutting, it also applies pending segment cuts. The recorders' Sets are
+// gathered into one first, which the assembler adds once: each Add merges
+// into three Sets (the interval, the phase, the segment), and a histogram
+// merge walks every bucket up to the largest value, the sampler's main
+// cost with thousands of workers (all 64 recorders busy).
 func (p *phase) drain(cutting bool) {
 	p.smu.Lock()
 	defer p.smu.Unlock()
-	for _, rec := range p.pool.recorders {
-		rec.Drain(p.asm.Add)
+	for i, rec := range p.pool.recorders {
+		rec.Drain(p.gather)
+		if i%8 == 7 {
+			// A merge walks every histogram bucket up to the largest
+			// value: 64 busy recorders take tens of ms each interval.
+			// Yield now and then, so that the workers queued behind the
+			// sampler on its P are not held up that long.
+			runtime.Gosched()
+		}
+	}
+	if !p.drained.Empty() {
+		p.asm.Add(p.drained)
+		p.drained.Reset()
 	}
 	if !cutting {
 		return

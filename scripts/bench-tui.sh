@@ -40,10 +40,15 @@ for i in $(seq "$rounds"); do
 	# A finished run stays on screen until q.
 	quit_when_done "$tmp/t.json"
 	t=$(tput "$tmp/t.json")
-	printf 'round %d: headless %.0f ops/s   tui %.0f ops/s   ratio %.3f\n' "$i" "$h" "$t" "$(echo "$t / $h" | bc -l)"
+	printf 'round %d: headless %.0f ops/s   tui %.0f ops/s   ratio %.3f   (load %s)\n' "$i" "$h" "$t" "$(echo "$t / $h" | bc -l)" "$(cut -d' ' -f1 /proc/loadavg)"
 	h_sum=$(echo "$h_sum + $h" | bc -l); t_sum=$(echo "$t_sum + $t" | bc -l)
+	echo "$h $t" >>"$tmp/rounds"
 done
 printf 'mean: headless %.0f ops/s   tui %.0f ops/s   ratio %.3f\n' "$(echo "$h_sum / $rounds" | bc -l)" "$(echo "$t_sum / $rounds" | bc -l)" "$(echo "$t_sum / $h_sum" | bc -l)"
+# Medians with the min-max of the rounds, and of each round's ratio.
+med() { sort -g | awk -v f="$1" '{v[NR] = $1} END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf f " (" f "-" f ")", m, v[1], v[NR] }'; }
+printf 'median: headless %s ops/s   tui %s ops/s   ratio %s\n' "$(awk '{print $1}' "$tmp/rounds" | med %.0f)" "$(awk '{print $2}' "$tmp/rounds" | med %.0f)" \
+	"$(awk '{print $2 / $1}' "$tmp/rounds" | med %.3f)"
 
 # The live screen's own CPU under a small load: 1 thread at 1,000 ops/s.
 tmux new-session -d -s benchtui -x 120 -y 40 "'$tmp/benchtop' run memory -p recordcount=10000 -p operationcount=0 -p maxexecutiontime=20 -threads 1 -target 1000 --json '$tmp/l.json'; tmux wait-for -S benchtui-done"

@@ -77,6 +77,7 @@ type coreWorkload struct {
 	readNames  []string // the fixed fields of reads and scans, when fixed
 	ops        *gen.Discrete
 	keyChooser gen.Generator
+	hot        *hotKeys // the popular keys of a scrambled zipfian chooser
 	fieldLen   gen.Generator
 	scanLen    gen.Generator
 	// keySequence numbers load-phase inserts; insertSeq run-phase inserts.
@@ -124,6 +125,7 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 	if w.keyChooser, err = keyChooser(cfg, w.insertSeq); err != nil {
 		return nil, err
 	}
+	w.hot = newHotKeys(w)
 	if bi, ok := db.(adapters.BatchInserter); ok && bi.BatchSize() > 1 {
 		w.batcher = bi
 		w.batch = bi.BatchSize()
@@ -183,21 +185,6 @@ func keyChooser(cfg *Config, inserts *gen.AcknowledgedCounter) (gen.Generator, e
 	return nil, fmt.Errorf("requestdistribution %q: not supported", cfg.RequestDist)
 }
 
-// keyName builds YCSB's key for a key number into buf: "user" followed by
-// the (hashed, unless insertorder=ordered) number, zero-padded.
-func (w *coreWorkload) keyName(buf []byte, keynum int64) []byte {
-	if !w.cfg.OrderedInserts {
-		keynum = gen.FNVHash64(keynum)
-	}
-	buf = append(buf[:0], "user"...)
-	var num [24]byte
-	digits := strconv.AppendInt(num[:0], keynum, 10)
-	for i := len(digits); i < w.cfg.ZeroPadding; i++ {
-		buf = append(buf, '0')
-	}
-	return append(buf, digits...)
-}
-
 // KeyName returns the key of key number n as YCSB builds it.
 func (c *Config) KeyName(n int64) string {
 	w := coreWorkload{cfg: c}
@@ -230,7 +217,7 @@ func javaHash(b []byte) int32 {
 type coreWorker struct {
 	w       *coreWorkload
 	r       *rand.Rand
-	keyBuf  []byte
+	keyArr  [keyArrLen]byte // keys are built here (keyInto)
 	values  []adapters.Field
 	valBufs [][]byte
 	readDst []adapters.Field
@@ -248,7 +235,6 @@ func (w *coreWorkload) newWorker(seed uint64) *coreWorker {
 	cw := &coreWorker{
 		w:       w,
 		r:       rand.New(rand.NewPCG(seed, seed*0x9E3779B97F4A7C15+1)),
-		keyBuf:  make([]byte, 0, 64),
 		values:  make([]adapters.Field, 0, len(w.fieldNames)),
 		valBufs: make([][]byte, len(w.fieldNames)),
 		readDst: make([]adapters.Field, 0, len(w.fieldNames)),

@@ -19,7 +19,7 @@ type recDB struct {
 
 func (d *recDB) Read(_ context.Context, _, key string, fields []string, dst []adapters.Field) ([]adapters.Field, error) {
 	d.reads = append(d.reads, append([]string(nil), fields...))
-	d.keys = append(d.keys, key)
+	d.keys = append(d.keys, strings.Clone(key)) // the key is the worker's buffer
 	return dst, nil
 }
 func (d *recDB) Scan(_ context.Context, _, key string, _ int, fields []string, dst []adapters.Record) ([]adapters.Record, error) {
@@ -32,7 +32,7 @@ func (d *recDB) Update(_ context.Context, _, key string, v []adapters.Field) err
 		names = append(names, f.Name)
 	}
 	d.updates = append(d.updates, names)
-	d.keys = append(d.keys, key)
+	d.keys = append(d.keys, strings.Clone(key)) // the key is the worker's buffer
 	return nil
 }
 func (d *recDB) Insert(context.Context, string, string, []adapters.Field) error { return nil }

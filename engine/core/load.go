@@ -42,8 +42,7 @@ func (cw *coreWorker) Load(ctx context.Context, limit func(int) int) (int, error
 			return 0, nil
 		}
 		n := w.keySequence.Next()
-		cw.keyBuf = w.keyName(cw.keyBuf, n)
-		key := unsafeString(cw.keyBuf)
+		key := unsafeString(w.keyInto(&cw.keyArr, n))
 		values := cw.buildValues(key, Fields{All: true})
 		err := w.db.Insert(ctx, w.cfg.Table, key, values)
 		if err != nil {
@@ -72,8 +71,7 @@ func (cw *coreWorker) buildBatch(want int) {
 	var valArena []byte
 	for i := 0; i < want; i++ {
 		n := w.keySequence.Next()
-		cw.keyBuf = w.keyName(cw.keyBuf, n)
-		key := string(cw.keyBuf)
+		key := string(w.keyInto(&cw.keyArr, n))
 		vals := make([]adapters.Field, len(w.fieldNames))
 		for j, name := range w.fieldNames {
 			v := cw.value(j, key, name)

@@ -111,8 +111,7 @@ func (cw *coreWorker) Transaction(ctx context.Context, now func() int64, sub wor
 		// YCSB's doTransactionInsert: the next number of the transaction
 		// sequence, acknowledged when done (what "latest" follows).
 		n := w.insertSeq.Next()
-		cw.keyBuf = w.keyName(cw.keyBuf, n)
-		key := unsafeString(cw.keyBuf)
+		key := unsafeString(w.keyInto(&cw.keyArr, n))
 		err := w.db.Insert(ctx, w.cfg.Table, key, cw.buildValues(key, Fields{All: true}))
 		w.insertSeq.Acknowledge(n)
 		return op, 1, err
@@ -133,8 +132,10 @@ func (cw *coreWorker) Transaction(ctx context.Context, now func() int64, sub wor
 
 // nextKey chooses the key of a read, update, scan or delete.
 func (cw *coreWorker) nextKey() string {
-	cw.keyBuf = cw.w.keyName(cw.keyBuf, cw.nextKeynum())
-	return unsafeString(cw.keyBuf)
+	if h := cw.w.hot; h != nil {
+		return cw.nextHotKey(h)
+	}
+	return unsafeString(cw.w.keyInto(&cw.keyArr, cw.nextKeynum()))
 }
 
 // read is a READ of a chosen key, verified when dataintegrity is on.

@@ -617,3 +617,44 @@ func TestZipfianWholePowerIsPow(t *testing.T) {
 		t.Error("theta 0.7 (alpha 3.33) took the whole-number power")
 	}
 }
+
+// Rank is the unscrambled zipfian's draw (the same random stream gives
+// the same values, 0 the most frequent) and Key is YCSB's scrambling.
+func TestScrambledZipfianRankKey(t *testing.T) {
+	s := NewScrambledZipfian(7, 7+99999)
+	r1, r2 := newRand(9), newRand(9)
+	zeros := 0
+	for range 100000 {
+		rank := s.Rank(r2)
+		if rank < 0 || rank > ScrambledItemCount {
+			t.Fatalf("rank %d outside [0, %d]", rank, ScrambledItemCount)
+		}
+		if rank == 0 {
+			zeros++
+		}
+		if a, b := s.z.Next(r1), rank; a != b {
+			t.Fatalf("the zipfian drew %d, Rank %d", a, b)
+		}
+		if want := 7 + FNVHash64(rank)%100000; s.Key(rank) != want {
+			t.Fatalf("Key(%d) = %d, want %d", rank, s.Key(rank), want)
+		}
+	}
+	// Rank 0 has probability 1/zetan (3.8 %): between 3 % and 4.6 % of
+	// 100,000 draws by a wide margin.
+	if zeros < 3000 || zeros > 4600 {
+		t.Errorf("rank 0 drawn %d times in 100000, want about %.0f", zeros, 100000/ScrambledZetan)
+	}
+}
+
+// The unrolled power for theta 0.99 multiplies as the squaring loop does:
+// the same bits.
+func TestZipfianPow100IsTheLoop(t *testing.T) {
+	z := NewZipfian(0, 999, ZipfianConstant)
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		x := 1 - r.Float64()*r.Float64()
+		if got, want := z.pow(x), powInt(x, 100); got != want {
+			t.Fatalf("pow(%v) = %v, the loop %v", x, got, want)
+		}
+	}
+}

@@ -163,6 +163,11 @@ func (z *Zipfian) NextItems(r *rand.Rand, itemCount int64) int64 {
 	if itemCount > count {
 		zetan, eta = z.grow(itemCount)
 	}
+	return z.draw(r, itemCount, zetan, eta)
+}
+
+// draw is one draw over itemCount items with the given zetan and eta.
+func (z *Zipfian) draw(r *rand.Rand, itemCount int64, zetan, eta float64) int64 {
 	u := r.Float64()
 	uz := u * zetan
 	if uz < 1 || itemCount <= 1 {
@@ -189,8 +194,22 @@ func (z *Zipfian) pow(x float64) float64 {
 	if z.ipow == 0 || !(x > 0) {
 		return math.Exp(z.alpha * math.Log(x))
 	}
+	if z.ipow == 100 { // theta 0.99, YCSB's default: the loop below, unrolled
+		x4 := x * x
+		x4 *= x4
+		x32 := x4 * x4
+		x32 *= x32
+		x32 *= x32
+		x64 := x32 * x32
+		return x4 * x32 * x64
+	}
+	return powInt(x, z.ipow)
+}
+
+// powInt is x^k by squaring.
+func powInt(x float64, k int) float64 {
 	r := 1.0
-	for k := z.ipow; k > 0; k >>= 1 {
+	for ; k > 0; k >>= 1 {
 		if k&1 == 1 {
 			r *= x
 		}
@@ -206,6 +225,9 @@ func (z *Zipfian) pow(x float64) float64 {
 type ScrambledZipfian struct {
 	lo, n int64
 	z     Zipfian
+	// zetan and eta of z, which never grows here (Rank draws over the
+	// item count it was built with): read without the seqlock.
+	zetan, eta float64
 }
 
 // NewScrambledZipfian returns a scrambled zipfian generator over [lo, hi],
@@ -215,13 +237,21 @@ func NewScrambledZipfian(lo, hi int64) *ScrambledZipfian {
 	s := &ScrambledZipfian{lo: lo, n: n}
 	// YCSB: new ZipfianGenerator(0, ITEM_COUNT, 0.99, ZETAN).
 	s.z.init(0, ScrambledItemCount+1, ZipfianConstant, ScrambledZetan)
+	_, s.zetan, s.eta = s.z.params()
 	return s
 }
 
 // Next returns a value in [lo, hi]: lo + FNVHash64(zipfian draw) % (hi-lo+1).
-func (s *ScrambledZipfian) Next(r *rand.Rand) int64 {
-	return s.lo + FNVHash64(s.z.Next(r))%s.n
-}
+// It is Key(Rank(r)).
+func (s *ScrambledZipfian) Next(r *rand.Rand) int64 { return s.Key(s.Rank(r)) }
+
+// Rank returns the zipfian draw that Next scrambles: 0 is the most
+// popular, 1 the next, and so on. A caller can keep what it derives from
+// the few most popular ranks (the core workload keeps their keys).
+func (s *ScrambledZipfian) Rank(r *rand.Rand) int64 { return s.z.draw(r, s.z.items, s.zetan, s.eta) }
+
+// Key is the value Next returns for a rank.
+func (s *ScrambledZipfian) Key(rank int64) int64 { return s.lo + FNVHash64(rank)%s.n }
 
 // SkewedLatest is YCSB's SkewedLatestGenerator: it favours the most recently
 // acknowledged insert. With max = basis.Last(), it returns

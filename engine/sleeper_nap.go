@@ -1,0 +1,27 @@
+package engine
+
+import "time"
+
+// napper is the sleep without an interruptible timed system call: naps
+// of at most maxNap (an earlier wait queued meanwhile is woken at most
+// that late), and a channel while idle.
+type napper struct{ kick chan struct{} }
+
+const maxNap = 100 * time.Microsecond
+
+func newNapper() napper { return napper{kick: make(chan struct{}, 1)} }
+
+func (n napper) sleep(d int64) {
+	if d < 0 {
+		<-n.kick
+		return
+	}
+	sleepPrecise(min(time.Duration(d), maxNap))
+}
+
+func (n napper) interrupt() {
+	select {
+	case n.kick <- struct{}{}:
+	default:
+	}
+}

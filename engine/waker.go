@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"math"
+	"runtime"
+	"sync"
+)
+
+// waker wakes paced workers at their intended starts, for the last
+// stretch of a pacing wait (the part a Go timer cannot time: its timers
+// fire on the netpoller's millisecond grid when the process is idle).
+// A worker queues its intended start and parks on its channel, a
+// goroutine parking like any other; one dispatcher goroutine, on an OS
+// thread of its own with a 1 µs timer slack, sleeps in one interruptible
+// system call until the earliest start queued and wakes every worker
+// then due. Before it, each worker slept the stretch in a nanosleep of its
+// own: an OS thread blocked per waiting worker (hundreds at 4096
+// workers), a system call and a hand-off of the scheduler's P per
+// operation, and the default 50 µs timer slack on every wake-up.
+//
+// The dispatcher starts with the first wait and ends with close (the
+// phase's workers have exited). Waiters are kept in a binary heap of our
+// own: container/heap boxes each entry into an interface, an allocation
+// per operation.
+type waker struct {
+	clock func() int64
+
+	mu      sync.Mutex
+	q       []waitEntry // min-heap on at
+	target  int64       // what the dispatcher sleeps until; MaxInt64: idle
+	started bool
+	closed  bool
+	sl      sleeper
+}
+
+// waitEntry is one queued wait: the worker's buffered channel gets a token
+// at (or just before) at.
+type waitEntry struct {
+	at int64
+	ch chan struct{}
+}
+
+// wakeEarly is how early the dispatcher wakes a worker: about what the
+// scheduler takes to run a readied goroutine. The worker spins the rest
+// (runtime.Gosched), so it never starts before its intended time.
+const wakeEarly = 2000 // ns
+
+// spinPacing is the longest wait a worker spins instead of queueing.
+const spinPacing = 3000 // ns
+
+func newWaker(clock func() int64) *waker {
+	return &waker{clock: clock, target: math.MaxInt64}
+}
+
+// add queues a wake-up of ch at at; it interrupts the dispatcher's sleep
+// when at comes before what it sleeps until.
+func (w *waker) add(at int64, ch chan struct{}) {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		select { // nobody will wake ch: do it now
+		case ch <- struct{}{}:
+		default:
+		}
+		return
+	}
+	w.push(waitEntry{at: at, ch: ch})
+	if !w.started {
+		w.started = true
+		w.sl = newSleeper()
+		go w.run()
+	}
+	interrupt := at < w.target
+	if interrupt {
+		w.target = at
+	}
+	sl := w.sl
+	w.mu.Unlock()
+	if interrupt {
+		sl.interrupt()
+	}
+}
+
+// close ends the dispatcher once the workers are gone; queued workers are
+// woken.
+func (w *waker) close() {
+	w.mu.Lock()
+	w.closed = true
+	started, sl := w.started, w.sl
+	w.mu.Unlock()
+	if started {
+		sl.interrupt()
+	}
+}
+
+// run is the dispatcher. It stays locked to its thread, whose timer slack
+// it changed, and exits locked: the runtime then ends the thread instead
+// of reusing it.
+func (w *waker) run() {
+	runtime.LockOSThread()
+	w.sl.init()
+	defer w.sl.release()
+	for {
+		w.mu.Lock()
+		now := w.clock()
+		for len(w.q) > 0 && (w.closed || w.q[0].at <= now+wakeEarly) {
+			e := w.pop()
+			select {
+			case e.ch <- struct{}{}:
+			default: // a token is waiting already
+			}
+		}
+		if w.closed {
+			w.mu.Unlock()
+			return
+		}
+		d := int64(-1) // idle: until interrupted
+		w.target = math.MaxInt64
+		if len(w.q) > 0 {
+			w.target = w.q[0].at
+			d = w.target - wakeEarly - now
+		}
+		w.mu.Unlock()
+		w.sl.sleep(d)
+	}
+}
+
+func (w *waker) push(e waitEntry) {
+	w.q = append(w.q, e)
+	for i := len(w.q) - 1; i > 0; {
+		up := (i - 1) / 2
+		if w.q[up].at <= w.q[i].at {
+			break
+		}
+		w.q[up], w.q[i] = w.q[i], w.q[up]
+		i = up
+	}
+}
+
+func (w *waker) pop() waitEntry {
+	top := w.q[0]
+	last := len(w.q) - 1
+	w.q[0] = w.q[last]
+	w.q[last] = waitEntry{}
+	w.q = w.q[:last]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < last && w.q[l].at < w.q[m].at {
+			m = l
+		}
+		if r := l + 1; r < last && w.q[r].at < w.q[m].at {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		w.q[i], w.q[m] = w.q[m], w.q[i]
+		i = m
+	}
+	return top
+}
