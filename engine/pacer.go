@@ -144,17 +144,8 @@ func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() in
 	for d > spinPacing {
 		if ws.waker == nil {
 			sleepPrecise(time.Duration(d))
-		} else {
-			ch := wake()
-			if ws.sched.stale(pl) {
-				return 0, false
-			}
-			ws.waker.add(intended, ws.wakeC)
-			select {
-			case <-ws.wakeC: // or a token left by a wait cut short: d says
-			case <-ch:
-				return 0, false
-			}
+		} else if !ws.waitWaker(pl, wake, intended, d) {
+			return 0, false
 		}
 		t = now()
 		d = intended - t
@@ -165,4 +156,34 @@ func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() in
 		d = intended - t
 	}
 	return t, true
+}
+
+// waitWaker is one pacing wait with the pool's waker: the worker sleeps
+// on its own thread when it is the only one waiting and the wait is short
+// (see soloWaiters), else it queues with the dispatcher and parks. It
+// returns false when wake fired or the plan changed (a solo sleep sees it
+// when it ends).
+func (ws *wstate) waitWaker(pl *plan, wake func() <-chan struct{}, intended, d int64) bool {
+	ch := wake()
+	if ws.sched.stale(pl) {
+		return false
+	}
+	solo := ws.waker.enter()
+	defer ws.waker.leave()
+	if solo && d <= int64(precisePacing) {
+		sleepSolo(d - wakeEarly) // the caller's Gosched spin takes the last µs
+		select {
+		case <-ch:
+			return false
+		default:
+		}
+		return !ws.sched.stale(pl)
+	}
+	ws.waker.add(intended, ws.wakeC)
+	select {
+	case <-ws.wakeC: // or a token left by a wait cut short: the caller's d says
+		return true
+	case <-ch:
+		return false
+	}
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -55,4 +57,17 @@ func (s sleeper) interrupt() {
 	}
 	one := [8]byte{1}
 	_, _ = unix.Write(s.fd, one[:])
+}
+
+// sleepSolo is a worker's own sleep of d ns (see soloWaiters): a nanosleep
+// on whatever thread runs the goroutine, whose timer slack it first sets
+// to 1 µs (the default 50 µs would make the wake-up late; the setting
+// stays with the thread, which only makes its other timed sleeps more
+// precise).
+func sleepSolo(d int64) {
+	if d <= 0 {
+		return
+	}
+	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
+	sleepPrecise(time.Duration(d))
 }

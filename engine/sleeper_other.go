@@ -2,6 +2,8 @@
 
 package engine
 
+import "time"
+
 // sleeper naps off Linux (no eventfd and ppoll there).
 type sleeper struct{ nap napper }
 
@@ -10,3 +12,10 @@ func (s sleeper) init()         {}
 func (s sleeper) release()      {}
 func (s sleeper) sleep(d int64) { s.nap.sleep(d) }
 func (s sleeper) interrupt()    { s.nap.interrupt() }
+
+// sleepSolo is a worker's own sleep of d ns (see soloWaiters).
+func sleepSolo(d int64) {
+	if d > 0 {
+		sleepPrecise(time.Duration(d))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // waker wakes paced workers at their intended starts, for the last
@@ -31,7 +32,30 @@ type waker struct {
 	started bool
 	closed  bool
 	sl      sleeper
+
+	waiting atomic.Int32 // workers in a pacing wait (enter, leave)
 }
+
+// soloWaiters is how many workers may be waiting at once for one of them
+// to sleep its wait on its own thread instead of queueing with the
+// dispatcher. With one worker the dispatcher costs more than it saves: an
+// eventfd write to interrupt it, its own wake-up, then the futex wake of a
+// thread for the worker: at 1 thread and 1,000 ops/s about 60 µs of CPU
+// per paced operation more than a nanosleep of the worker's own (README,
+// Performance). A solo sleeper blocks an OS thread and, when its sleep
+// ends, needs a P back: letting 8 workers sleep so at 8 threads and
+// 100,000 ops/s halved the CPU per operation but took intended p99 from
+// ~0.5 ms to ~40 ms, and letting one of them (while the other 7 queued)
+// took it to ~6 ms. So a worker sleeps on its own only when it is the
+// only one waiting; with more, all queue (4096 workers stay on a few
+// threads).
+const soloWaiters = 1
+
+// enter counts a worker into a wait and tells whether it may sleep on its
+// own thread (see soloWaiters); leave counts it out.
+func (w *waker) enter() (solo bool) { return w.waiting.Add(1) <= soloWaiters }
+
+func (w *waker) leave() { w.waiting.Add(-1) }
 
 // waitEntry is one queued wait: the worker's buffered channel gets a token
 // at (or just before) at.

@@ -100,3 +100,25 @@ func TestWakerClosedWakesAtOnce(t *testing.T) {
 		t.Fatal("no token from a closed waker")
 	}
 }
+
+// A worker may sleep on its own thread only while at most soloWaiters
+// workers wait; one leaving makes room again.
+func TestWakerSoloOnlyWhenFewWait(t *testing.T) {
+	w := newWaker(nanotime)
+	for i := 0; i < soloWaiters; i++ {
+		if !w.enter() {
+			t.Fatalf("waiter %d of %d not solo", i+1, soloWaiters)
+		}
+	}
+	if w.enter() {
+		t.Fatalf("waiter %d solo; at most %d", soloWaiters+1, soloWaiters)
+	}
+	w.leave()
+	w.leave()
+	if !w.enter() {
+		t.Fatal("not solo after two waiters left")
+	}
+	if got := w.waiting.Load(); got != soloWaiters {
+		t.Fatalf("waiting = %d, want %d", got, soloWaiters)
+	}
+}
