@@ -14,21 +14,38 @@ import (
 	"benchtop/engine/workload"
 )
 
+// RowCounts is the account of a stream's rows, one process's (Summary)
+// or a fleet's (Verdict): the same members in both JSON documents.
+type RowCounts struct {
+	// Produced counts rows acknowledged by their Produce call.
+	Produced int64 `json:"produced"`
+	// Consumed counts deliveries, duplicates included; Distinct the rows
+	// delivered at least once.
+	Consumed int64 `json:"consumed"`
+	Distinct int64 `json:"delivered_distinct"`
+	// Lost rows were produced and acknowledged and never delivered.
+	Lost int64 `json:"lost"`
+	// Duplicated counts deliveries beyond the first of a row, by the same
+	// process or another (a redelivery after a rebalance).
+	Duplicated int64 `json:"duplicated"`
+	// OutOfOrder counts rows delivered after a later row of their key
+	// from the same partition.
+	OutOfOrder int64 `json:"out_of_order"`
+	// Unknown counts rows delivered that no known producer wrote.
+	Unknown int64 `json:"unknown_rows"`
+	// FailedWrites are failed rows never delivered; FailedDelivered failed
+	// rows delivered anyway.
+	FailedWrites    int64 `json:"failed_writes"`
+	FailedDelivered int64 `json:"failed_writes_delivered"`
+}
+
 // Summary is the stream's closing section: the "stream" member of the
 // JSON summary, and the figures of the text report.
 type Summary struct {
-	Produced        int64 `json:"produced"`
-	Consumed        int64 `json:"consumed"`
-	Distinct        int64 `json:"delivered_distinct"`
-	Lost            int64 `json:"lost"`
-	Duplicated      int64 `json:"duplicated"`
-	OutOfOrder      int64 `json:"out_of_order"`
-	Unknown         int64 `json:"unknown_rows"`
-	FailedWrites    int64 `json:"failed_writes"`
-	FailedDelivered int64 `json:"failed_writes_delivered"`
-	ReadErrors      int64 `json:"read_errors"`
-	Drained         bool  `json:"drained"`
-	DrainMS         int64 `json:"drain_ms"`
+	RowCounts
+	ReadErrors int64 `json:"read_errors"`
+	Drained    bool  `json:"drained"`
+	DrainMS    int64 `json:"drain_ms"`
 	// FleetVerdict: the stream was shared by a fleet's agents (one
 	// consumer group) and lost, duplicated and out-of-order rows are the
 	// fleet's verdict (Merge of every agent's Ledger), not this summary's.
@@ -143,10 +160,12 @@ func (w *Workload) Summary() *Summary {
 	drainErr, drainTime, finalParts := w.drainErr, w.drainTime, w.finalParts
 	w.ctlMu.Unlock()
 	s := &Summary{
-		Produced:        w.produced.Load(),
-		Consumed:        w.consumed.Load(),
-		Duplicated:      w.check.duplicated.Load(),
-		OutOfOrder:      w.check.outOfOrder.Load(),
+		RowCounts: RowCounts{
+			Produced:   w.produced.Load(),
+			Consumed:   w.consumed.Load(),
+			Duplicated: w.check.duplicated.Load(),
+			OutOfOrder: w.check.outOfOrder.Load(),
+		},
 		ReadErrors:      w.readErrors.Load(),
 		Drained:         drainErr == nil,
 		DrainMS:         drainTime.Milliseconds(),

@@ -39,10 +39,8 @@ func TestMergeViews(t *testing.T) {
 
 // The fleet's verdict is the agents' sum.
 func TestSumSummaries(t *testing.T) {
-	a := &Summary{Produced: 100, Consumed: 100, Distinct: 100, Drained: true, StableRowsPerSec: 10, PartitionsFinal: 3,
-		Scenarios: []Scenario{{Partitions: 3, Threads: 2, Rows: 100, StableRowsPerSec: 10, DurationS: 5}}}
-	b := &Summary{Produced: 50, Consumed: 52, Distinct: 49, Lost: 1, Duplicated: 2, OutOfOrder: 3, Drained: false, StableRowsPerSec: 5, PartitionsFinal: 2,
-		Scenarios: []Scenario{{Partitions: 2, Threads: 2, Rows: 50, StableRowsPerSec: 5, DurationS: 6}}}
+	a := &Summary{RowCounts: RowCounts{Produced: 100, Consumed: 100, Distinct: 100}, Drained: true, StableRowsPerSec: 10, PartitionsFinal: 3, Scenarios: []Scenario{{Partitions: 3, Threads: 2, Rows: 100, StableRowsPerSec: 10, DurationS: 5}}}
+	b := &Summary{RowCounts: RowCounts{Produced: 50, Consumed: 52, Distinct: 49, Lost: 1, Duplicated: 2, OutOfOrder: 3}, Drained: false, StableRowsPerSec: 5, PartitionsFinal: 2, Scenarios: []Scenario{{Partitions: 2, Threads: 2, Rows: 50, StableRowsPerSec: 5, DurationS: 6}}}
 	s := SumSummaries([]*Summary{a, b})
 	if s.Produced != 150 || s.Consumed != 152 || s.Distinct != 149 || s.Lost != 1 || s.Duplicated != 2 || s.OutOfOrder != 3 {
 		t.Errorf("counts %+v, want the sums", s)

@@ -72,27 +72,7 @@ func (r *Range) UnmarshalJSON(b []byte) error {
 // Verdict is the account of rows across every ledger merged: the fleet's.
 type Verdict struct {
 	Ledgers int `json:"ledgers"` // processes whose ledger was merged
-	// Produced counts rows acknowledged by their Produce call.
-	Produced int64 `json:"produced"`
-	// Consumed counts deliveries, duplicates included; Distinct the rows
-	// delivered at least once.
-	Consumed int64 `json:"consumed"`
-	Distinct int64 `json:"delivered_distinct"`
-	// Lost rows were produced and acknowledged and never delivered.
-	Lost int64 `json:"lost"`
-	// Duplicated counts deliveries beyond the first of a row, by the same
-	// process or another (a redelivery after a rebalance).
-	Duplicated int64 `json:"duplicated"`
-	// OutOfOrder counts rows delivered after a later row of their key
-	// from the same partition (per-partition order, the stream's promise).
-	OutOfOrder int64 `json:"out_of_order"`
-	// Unknown counts rows delivered that no producer of a merged ledger
-	// wrote: beyond a key's last seq, or of an origin with no ledger.
-	Unknown int64 `json:"unknown_rows"`
-	// FailedWrites are failed rows never delivered; FailedDelivered failed
-	// rows delivered anyway.
-	FailedWrites    int64 `json:"failed_writes"`
-	FailedDelivered int64 `json:"failed_writes_delivered"`
+	RowCounts
 	// PerLedger is what each process produced and consumed, by origin.
 	PerLedger []LedgerFigures `json:"per_ledger"`
 }
@@ -274,8 +254,6 @@ func countUpTo(seqs []uint32, n uint32) int {
 // verdict): produced, consumed, distinct, lost, duplicated, out of order,
 // unknown and failed writes; the rates and tables are left as they are.
 func (v Verdict) ApplyTo(s *Summary) {
-	s.Produced, s.Consumed, s.Distinct = v.Produced, v.Consumed, v.Distinct
-	s.Lost, s.Duplicated, s.OutOfOrder, s.Unknown = v.Lost, v.Duplicated, v.OutOfOrder, v.Unknown
-	s.FailedWrites, s.FailedDelivered = v.FailedWrites, v.FailedDelivered
+	s.RowCounts = v.RowCounts
 	s.FleetVerdict, s.Ledger = false, nil
 }

@@ -24,25 +24,25 @@ func TestMergeLedgers(t *testing.T) {
 		want    Verdict
 	}{
 		{"split between two agents", []*Ledger{produced(1, 100, nil, Range{1, 60}), delivered(2, Range{61, 100})},
-			Verdict{Produced: 100, Consumed: 100, Distinct: 100}},
+			Verdict{RowCounts: RowCounts{Produced: 100, Consumed: 100, Distinct: 100}}},
 		{"redelivery after a rebalance", []*Ledger{produced(1, 100, nil, Range{1, 60}), delivered(2, Range{55, 100})},
-			Verdict{Produced: 100, Consumed: 106, Distinct: 100, Duplicated: 6}},
+			Verdict{RowCounts: RowCounts{Produced: 100, Consumed: 106, Distinct: 100, Duplicated: 6}}},
 		{"a gap nobody delivered", []*Ledger{produced(1, 100, nil, Range{1, 50}), delivered(2, Range{61, 100})},
-			Verdict{Produced: 100, Consumed: 90, Distinct: 90, Lost: 10}},
+			Verdict{RowCounts: RowCounts{Produced: 100, Consumed: 90, Distinct: 90, Lost: 10}}},
 		{"a partition moved back and forth", []*Ledger{produced(1, 100, nil, Range{1, 30}, Range{71, 100}), delivered(2, Range{31, 70})},
-			Verdict{Produced: 100, Consumed: 100, Distinct: 100}},
+			Verdict{RowCounts: RowCounts{Produced: 100, Consumed: 100, Distinct: 100}}},
 		{"rows past the last produced", []*Ledger{produced(1, 10, nil, Range{1, 10}), delivered(2, Range{11, 12})},
-			Verdict{Produced: 10, Consumed: 12, Distinct: 10, Unknown: 2}},
+			Verdict{RowCounts: RowCounts{Produced: 10, Consumed: 12, Distinct: 10, Unknown: 2}}},
 		{"rows of an origin without a ledger", []*Ledger{delivered(2, Range{1, 5})},
-			Verdict{Consumed: 5, Unknown: 5}},
+			Verdict{RowCounts: RowCounts{Consumed: 5, Unknown: 5}}},
 		{"failed writes are not lost", []*Ledger{produced(1, 10, []uint32{9, 10}, Range{1, 8}), delivered(2)},
-			Verdict{Produced: 8, Consumed: 8, Distinct: 8, FailedWrites: 2}},
+			Verdict{RowCounts: RowCounts{Produced: 8, Consumed: 8, Distinct: 8, FailedWrites: 2}}},
 		{"a failed write delivered anyway", []*Ledger{produced(1, 10, []uint32{10}, Range{1, 10})},
-			Verdict{Produced: 9, Consumed: 10, Distinct: 10, FailedDelivered: 1}},
+			Verdict{RowCounts: RowCounts{Produced: 9, Consumed: 10, Distinct: 10, FailedDelivered: 1}}},
 		{"out of order as recorded", []*Ledger{{Origin: 1, Keys: []KeyLedger{{Origin: 1, Key: 7, Produced: 3, Delivered: []Range{{1, 3}}, OutOfOrder: 2}}}},
-			Verdict{Produced: 3, Consumed: 3, Distinct: 3, OutOfOrder: 2}},
+			Verdict{RowCounts: RowCounts{Produced: 3, Consumed: 3, Distinct: 3, OutOfOrder: 2}}},
 		{"a nil ledger is skipped", []*Ledger{nil, produced(1, 4, nil, Range{1, 4})},
-			Verdict{Produced: 4, Consumed: 4, Distinct: 4}},
+			Verdict{RowCounts: RowCounts{Produced: 4, Consumed: 4, Distinct: 4}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -122,9 +122,9 @@ func TestLedgerEncodes(t *testing.T) {
 }
 
 func TestVerdictApplyTo(t *testing.T) {
-	s := &Summary{Produced: 5, Consumed: 5, FleetVerdict: true, Ledger: &Ledger{}, RowSize: 220}
-	Verdict{Produced: 10, Consumed: 12, Distinct: 9, Lost: 1, Duplicated: 3, OutOfOrder: 2, Unknown: 1, FailedWrites: 4, FailedDelivered: 5}.ApplyTo(s)
-	want := &Summary{Produced: 10, Consumed: 12, Distinct: 9, Lost: 1, Duplicated: 3, OutOfOrder: 2, Unknown: 1, FailedWrites: 4, FailedDelivered: 5, RowSize: 220}
+	s := &Summary{RowCounts: RowCounts{Produced: 5, Consumed: 5}, FleetVerdict: true, Ledger: &Ledger{}, RowSize: 220}
+	Verdict{RowCounts: RowCounts{Produced: 10, Consumed: 12, Distinct: 9, Lost: 1, Duplicated: 3, OutOfOrder: 2, Unknown: 1, FailedWrites: 4, FailedDelivered: 5}}.ApplyTo(s)
+	want := &Summary{RowCounts: RowCounts{Produced: 10, Consumed: 12, Distinct: 9, Lost: 1, Duplicated: 3, OutOfOrder: 2, Unknown: 1, FailedWrites: 4, FailedDelivered: 5}, RowSize: 220}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("ApplyTo: %+v, want %+v", s, want)
 	}

@@ -92,7 +92,7 @@ func TestSharedStreamLedger(t *testing.T) {
 					t.Fatal("the workload did not see a shared stream")
 				}
 				if origin == "0" {
-					v := Verdict{Lost: s.Lost, Duplicated: s.Duplicated, OutOfOrder: s.OutOfOrder, Unknown: s.Unknown, Distinct: s.Distinct, Consumed: s.Consumed}
+					v := Verdict{RowCounts: RowCounts{Lost: s.Lost, Duplicated: s.Duplicated, OutOfOrder: s.OutOfOrder, Unknown: s.Unknown, Distinct: s.Distinct, Consumed: s.Consumed}}
 					if !tc.want(v) {
 						t.Errorf("alone: summary %+v", s)
 					}
