@@ -177,53 +177,53 @@ func (r *respReader) crlf() error {
 	return nil
 }
 
-// name reads a bulk string as a field name, interned.
-func (r *respReader) name() (string, error) {
+// peekBulk reads a bulk string's header and returns its body: still in
+// the reader's buffer when it fits there (buffered: the caller discards
+// len(b)+2 bytes once done with it), else read into a new slice.
+func (r *respReader) peekBulk() (b []byte, buffered bool, err error) {
 	n, err := r.expect('$')
 	if err != nil {
-		return "", err
+		return nil, false, err
 	}
 	if n < 0 || n > int64(r.rd.Size())-2 {
 		v, err := r.bulkBody(n)
-		return string(v), err
+		return v, false, err
 	}
-	b, err := r.rd.Peek(int(n) + 2)
+	b, err = r.rd.Peek(int(n) + 2)
 	if err != nil {
-		return "", err
+		return nil, false, err
 	}
 	if b[n] != '\r' || b[n+1] != '\n' {
-		return "", fmt.Errorf("%w: no CRLF after a bulk string", errProtocol)
+		return nil, false, fmt.Errorf("%w: no CRLF after a bulk string", errProtocol)
 	}
-	s, ok := r.names[string(b[:n])]
+	return b[:n], true, nil
+}
+
+// name reads a bulk string as a field name, interned.
+func (r *respReader) name() (string, error) {
+	b, buffered, err := r.peekBulk()
+	if err != nil || !buffered {
+		return string(b), err
+	}
+	s, ok := r.names[string(b)]
 	if !ok {
-		s = string(b[:n])
+		s = string(b)
 		if len(r.names) < maxInternedNames {
 			r.names[s] = s
 		}
 	}
-	_, err = r.rd.Discard(int(n) + 2)
+	_, err = r.rd.Discard(len(b) + 2)
 	return s, err
 }
 
 // text reads a bulk string as a new string (one allocation).
 func (r *respReader) text() (string, error) {
-	n, err := r.expect('$')
-	if err != nil {
-		return "", err
+	b, buffered, err := r.peekBulk()
+	if err != nil || !buffered {
+		return string(b), err
 	}
-	if n < 0 || n > int64(r.rd.Size())-2 {
-		v, err := r.bulkBody(n)
-		return string(v), err
-	}
-	b, err := r.rd.Peek(int(n) + 2)
-	if err != nil {
-		return "", err
-	}
-	if b[n] != '\r' || b[n+1] != '\n' {
-		return "", fmt.Errorf("%w: no CRLF after a bulk string", errProtocol)
-	}
-	s := string(b[:n])
-	_, err = r.rd.Discard(int(n) + 2)
+	s := string(b)
+	_, err = r.rd.Discard(len(b) + 2)
 	return s, err
 }
 
