@@ -216,7 +216,7 @@ func javaHash(b []byte) int32 {
 // worker state for the core workload: one per worker goroutine.
 type coreWorker struct {
 	w       *coreWorkload
-	r       *rand.Rand
+	r       *gen.Rand
 	keyArr  [keyArrLen]byte // keys are built here (keyInto)
 	values  []adapters.Field
 	valBufs [][]byte
@@ -234,7 +234,7 @@ type coreWorker struct {
 func (w *coreWorkload) newWorker(seed uint64) *coreWorker {
 	cw := &coreWorker{
 		w:       w,
-		r:       rand.New(rand.NewPCG(seed, seed*0x9E3779B97F4A7C15+1)),
+		r:       gen.NewRand(seed*0x9E3779B97F4A7C15 + 1),
 		values:  make([]adapters.Field, 0, len(w.fieldNames)),
 		valBufs: make([][]byte, len(w.fieldNames)),
 		readDst: make([]adapters.Field, 0, len(w.fieldNames)),

@@ -3,7 +3,6 @@ package gen
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 )
 
 // Hotspot is YCSB's HotspotIntegerGenerator: a fraction hotOpnFraction of the
@@ -43,7 +42,7 @@ func NewHotspot(lo, hi int64, hotsetFraction, hotOpnFraction float64) *Hotspot {
 func (h *Hotspot) HotSize() int64 { return h.hot }
 
 // Next returns a value in [lo, hi].
-func (h *Hotspot) Next(r *rand.Rand) int64 {
+func (h *Hotspot) Next(r *Rand) int64 {
 	if r.Float64() < h.hotOpn {
 		return h.lo + r.Int64N(h.hot)
 	}
@@ -99,11 +98,11 @@ func (e *Exponential) Mean() float64 { return 1 / e.gamma }
 
 // NextFloat returns an exponentially distributed value with rate gamma (YCSB's
 // nextValue, -ln(U)/gamma).
-func (e *Exponential) NextFloat(r *rand.Rand) float64 { return r.ExpFloat64() / e.gamma }
+func (e *Exponential) NextFloat(r *Rand) float64 { return r.ExpFloat64() / e.gamma }
 
 // Next returns NextFloat truncated towards zero (YCSB's intValue()), capped at
 // math.MaxInt64.
-func (e *Exponential) Next(r *rand.Rand) int64 {
+func (e *Exponential) Next(r *Rand) int64 {
 	f := e.NextFloat(r)
 	if f >= math.MaxInt64 {
 		return math.MaxInt64
@@ -149,7 +148,7 @@ func (d *Discrete) Empty() bool { return len(d.vals) == 0 }
 
 // Next returns a value chosen with probability weight/sum of weights, or -1
 // when the Discrete is Empty.
-func (d *Discrete) Next(r *rand.Rand) int {
+func (d *Discrete) Next(r *Rand) int {
 	if len(d.vals) == 0 {
 		return -1
 	}

@@ -42,6 +42,59 @@ func TestFNVHash64(t *testing.T) {
 	}
 }
 
+// The hash's short forms (two to five rounds, then one multiplication)
+// give the full eight rounds' result: every value below 2^17, and values
+// on each side of the forms' bounds and beyond.
+func TestFNVHash64ShortForms(t *testing.T) {
+	full := func(v int64) int64 {
+		h := fnvOffsetBasis64
+		x := uint64(v)
+		for i := 0; i < 8; i++ {
+			h ^= x & 0xff
+			x >>= 8
+			h *= fnvPrime64
+		}
+		s := int64(h)
+		if s < 0 {
+			s = -s
+		}
+		if s < 0 {
+			s = math.MaxInt64
+		}
+		return s
+	}
+	check := func(v int64) {
+		if got, want := FNVHash64(v), full(v); got != want {
+			t.Fatalf("FNVHash64(%d) = %d, want %d", v, got, want)
+		}
+	}
+	for v := int64(0); v < 1<<17; v++ {
+		check(v)
+	}
+	r := newRand(2)
+	for _, bound := range []int64{1 << 24, 1 << 32, 1 << 40, 1 << 48} {
+		for d := int64(-300); d <= 300; d++ {
+			check(bound + d)
+		}
+		for range 2000 {
+			check(r.Int64N(bound))
+		}
+	}
+}
+
+func TestFNVPrimePowers(t *testing.T) {
+	p3, p5 := uint64(1), uint64(1)
+	for i := range 5 {
+		if i < 3 {
+			p3 *= fnvPrime64
+		}
+		p5 *= fnvPrime64
+	}
+	if p3 != fnvPrime64Pow3 || p5 != fnvPrime64Pow5 {
+		t.Errorf("prime^3 = %#x, prime^5 = %#x; the constants say %#x, %#x", p3, p5, fnvPrime64Pow3, fnvPrime64Pow5)
+	}
+}
+
 func TestUniform(t *testing.T) {
 	const draws = 200000
 	tests := []struct{ lo, hi int64 }{

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 )
@@ -87,7 +86,7 @@ func ReadHistogram(r io.Reader) (*Histogram, error) {
 func (h *Histogram) Max() int64 { return int64(max(len(h.buckets)-1, 1)) * h.block }
 
 // Next draws a size as YCSB's HistogramGenerator.nextValue does.
-func (h *Histogram) Next(r *rand.Rand) int64 {
+func (h *Histogram) Next(r *Rand) int64 {
 	n := r.Int64N(h.area)
 	i := 0
 	for ; i < len(h.buckets)-1; i++ {

@@ -2,7 +2,6 @@ package gen
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 )
 
@@ -11,9 +10,7 @@ import (
 // or 5 sigma (single proportions) so that a correct generator passes with
 // any seed while a wrong distribution fails.
 
-func newRand(seed uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-}
+func newRand(seed uint64) *Rand { return NewRand(seed ^ 0x9e3779b97f4a7c15) }
 
 // chiSquare compares observed counts with expected probabilities over the same
 // bins. Bins expected to hold fewer than 5 draws are pooled into one. It

@@ -3,7 +3,6 @@ package gen
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -154,11 +153,11 @@ func (z *Zipfian) grow(itemCount int64) (float64, float64) {
 }
 
 // Next returns a value in [lo, hi].
-func (z *Zipfian) Next(r *rand.Rand) int64 { return z.NextItems(r, z.items) }
+func (z *Zipfian) Next(r *Rand) int64 { return z.NextItems(r, z.items) }
 
 // NextItems returns a value in [lo, lo+itemCount-1] (YCSB's
 // nextLong(itemcount)); an itemCount below 1 yields lo.
-func (z *Zipfian) NextItems(r *rand.Rand, itemCount int64) int64 {
+func (z *Zipfian) NextItems(r *Rand, itemCount int64) int64 {
 	count, zetan, eta := z.params()
 	if itemCount > count {
 		zetan, eta = z.grow(itemCount)
@@ -167,7 +166,7 @@ func (z *Zipfian) NextItems(r *rand.Rand, itemCount int64) int64 {
 }
 
 // draw is one draw over itemCount items with the given zetan and eta.
-func (z *Zipfian) draw(r *rand.Rand, itemCount int64, zetan, eta float64) int64 {
+func (z *Zipfian) draw(r *Rand, itemCount int64, zetan, eta float64) int64 {
 	u := r.Float64()
 	uz := u * zetan
 	if uz < 1 || itemCount <= 1 {
@@ -243,12 +242,12 @@ func NewScrambledZipfian(lo, hi int64) *ScrambledZipfian {
 
 // Next returns a value in [lo, hi]: lo + FNVHash64(zipfian draw) % (hi-lo+1).
 // It is Key(Rank(r)).
-func (s *ScrambledZipfian) Next(r *rand.Rand) int64 { return s.Key(s.Rank(r)) }
+func (s *ScrambledZipfian) Next(r *Rand) int64 { return s.Key(s.Rank(r)) }
 
 // Rank returns the zipfian draw that Next scrambles: 0 is the most
 // popular, 1 the next, and so on. A caller can keep what it derives from
 // the few most popular ranks (the core workload keeps their keys).
-func (s *ScrambledZipfian) Rank(r *rand.Rand) int64 { return s.z.draw(r, s.z.items, s.zetan, s.eta) }
+func (s *ScrambledZipfian) Rank(r *Rand) int64 { return s.z.draw(r, s.z.items, s.zetan, s.eta) }
 
 // Key is the value Next returns for a rank.
 func (s *ScrambledZipfian) Key(rank int64) int64 { return s.lo + FNVHash64(rank)%s.n }
@@ -274,7 +273,7 @@ func NewSkewedLatest(basis *AcknowledgedCounter) *SkewedLatest {
 }
 
 // Next returns max - zipfian.NextItems(r, max) with max = basis.Last().
-func (s *SkewedLatest) Next(r *rand.Rand) int64 {
+func (s *SkewedLatest) Next(r *Rand) int64 {
 	m := s.basis.Last()
 	if m < 1 {
 		return m
