@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"sync"
 
 	"golang.org/x/term"
@@ -41,18 +42,35 @@ func main() {
 	sigs := sigfirst.C()
 	// BENCHTOP_CPUPROFILE=FILE writes a CPU profile of the whole run, for
 	// finding what dominates the hot path (go tool pprof FILE).
-	if path := os.Getenv("BENCHTOP_CPUPROFILE"); path != "" {
-		if f, err := os.Create(path); err == nil {
-			if err := pprof.StartCPUProfile(f); err == nil {
-				code := runWithSignals(os.Args[1:], os.Stdout, os.Stderr, sigs)
-				pprof.StopCPUProfile()
-				f.Close()
-				os.Exit(code)
-			}
-			f.Close()
-		}
+	// BENCHTOP_TRACE=FILE writes an execution trace (go tool trace FILE;
+	// -pprof=sched gives how long goroutines waited for a core).
+	stopProfile := startProfile("BENCHTOP_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	stopTrace := startProfile("BENCHTOP_TRACE", trace.Start, trace.Stop)
+	code := runWithSignals(os.Args[1:], os.Stdout, os.Stderr, sigs)
+	stopTrace()
+	stopProfile()
+	os.Exit(code)
+}
+
+// startProfile starts a profile or trace into the file the environment
+// variable env names, if set; the function it returns stops it.
+func startProfile(env string, start func(io.Writer) error, stop func()) func() {
+	path := os.Getenv(env)
+	if path == "" {
+		return func() {}
 	}
-	os.Exit(runWithSignals(os.Args[1:], os.Stdout, os.Stderr, sigs))
+	f, err := os.Create(path)
+	if err != nil {
+		return func() {}
+	}
+	if start(f) != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		stop()
+		f.Close()
+	}
 }
 
 // run is main without os.Exit and without signals, for tests. It returns

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -21,10 +22,11 @@ func newSleeper() sleeper {
 	return sleeper{fd: fd}
 }
 
-// init sets the calling thread's timer slack to 1 µs (Linux's default,
-// 50 µs, would be added to every wake-up). The caller is locked to its
-// thread.
-func (s sleeper) init() { _ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0) }
+// preciseSlack sets the calling thread's timer slack to 1 µs (Linux's
+// default, 50 µs, would be added to every wake-up). A goroutine may move
+// between threads, so it is set before each sleep; the setting stays with
+// the thread, which only makes its other timed sleeps more precise.
+func preciseSlack() { _ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0) }
 
 func (s sleeper) release() {
 	if s.fd >= 0 {
@@ -38,6 +40,7 @@ func (s sleeper) sleep(d int64) {
 		s.nap.sleep(d)
 		return
 	}
+	preciseSlack()
 	fds := []unix.PollFd{{Fd: int32(s.fd), Events: unix.POLLIN}}
 	var ts *unix.Timespec
 	if d >= 0 {
@@ -60,14 +63,17 @@ func (s sleeper) interrupt() {
 }
 
 // sleepSolo is a worker's own sleep of d ns (see soloWaiters): a nanosleep
-// on whatever thread runs the goroutine, whose timer slack it first sets
-// to 1 µs (the default 50 µs would make the wake-up late; the setting
-// stays with the thread, which only makes its other timed sleeps more
-// precise).
+// on whatever thread runs the goroutine, with a 1 µs timer slack. It
+// yields first, for the reason the waker's dispatcher does: a goroutine
+// this one readied (a memory store's lock released) would otherwise wait
+// on this P through the sleep, and through the next ones: a worker
+// sleeping alone while 7 others waited for a lock it had released kept
+// them from a core for 20 ms (go tool trace).
 func sleepSolo(d int64) {
 	if d <= 0 {
 		return
 	}
-	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0)
+	runtime.Gosched()
+	preciseSlack()
 	sleepPrecise(time.Duration(d))
 }

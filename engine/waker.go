@@ -11,10 +11,22 @@ import (
 // stretch of a pacing wait (the part a Go timer cannot time: its timers
 // fire on the netpoller's millisecond grid when the process is idle).
 // A worker queues its intended start and parks on its channel, a
-// goroutine parking like any other; one dispatcher goroutine, on an OS
-// thread of its own with a 1 µs timer slack, sleeps in one interruptible
-// system call until the earliest start queued and wakes every worker
-// then due. Before it, each worker slept the stretch in a nanosleep of its
+// goroutine parking like any other; one dispatcher goroutine sleeps in
+// one interruptible system call (1 µs timer slack) until the earliest
+// start queued and wakes every worker then due.
+//
+// The workers it wakes go to the run queue of the scheduler's P the
+// dispatcher runs on, and a goroutine in a system call keeps its P: had
+// the dispatcher gone back to sleep at once, they would have waited on
+// that P until another P stole them or the runtime's monitor took the P
+// back, which it does only when the system call spans two of its ticks
+// (20 µs to 10 ms apart): at 4096 workers, 1 % of them waited 10-20 ms
+// for a core with a core idle (go tool trace). So after waking any it
+// yields (runtime.Gosched: the P runs them, the dispatcher waits its
+// turn on the global queue), and it is not locked to an OS thread (a
+// locked goroutine's yield hands its P and thread over through two
+// futex wake-ups); it sets the timer slack of whichever thread it is on
+// before each sleep. Before it, each worker slept the stretch in a nanosleep of its
 // own: an OS thread blocked per waiting worker (hundreds at 4096
 // workers), a system call and a hand-off of the scheduler's P per
 // operation, and the default 50 µs timer slack on every wake-up.
@@ -117,20 +129,18 @@ func (w *waker) close() {
 	}
 }
 
-// run is the dispatcher. It stays locked to its thread, whose timer slack
-// it changed, and exits locked: the runtime then ends the thread instead
-// of reusing it.
+// run is the dispatcher.
 func (w *waker) run() {
-	runtime.LockOSThread()
-	w.sl.init()
 	defer w.sl.release()
 	for {
 		w.mu.Lock()
 		now := w.clock()
+		woke := false
 		for len(w.q) > 0 && (w.closed || w.q[0].at <= now+wakeEarly) {
 			e := w.pop()
 			select {
 			case e.ch <- struct{}{}:
+				woke = true
 			default: // a token is waiting already
 			}
 		}
@@ -145,6 +155,10 @@ func (w *waker) run() {
 			d = w.target - wakeEarly - now
 		}
 		w.mu.Unlock()
+		if woke {
+			runtime.Gosched() // let this P run them first (see waker)
+			continue
+		}
 		w.sl.sleep(d)
 	}
 }
