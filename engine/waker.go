@@ -134,33 +134,53 @@ func (w *waker) run() {
 	defer w.sl.release()
 	for {
 		w.mu.Lock()
-		now := w.clock()
-		woke := false
-		for len(w.q) > 0 && (w.closed || w.q[0].at <= now+wakeEarly) {
-			e := w.pop()
-			select {
-			case e.ch <- struct{}{}:
-				woke = true
-			default: // a token is waiting already
-			}
-		}
+		woke := w.wakeDue()
 		if w.closed {
 			w.mu.Unlock()
 			return
 		}
-		d := int64(-1) // idle: until interrupted
 		w.target = math.MaxInt64
 		if len(w.q) > 0 {
 			w.target = w.q[0].at
-			d = w.target - wakeEarly - now
 		}
 		w.mu.Unlock()
+		// Yield before every sleep, not only after waking workers: this
+		// P's run queue must be empty when it goes into the system call
+		// (see waker). The scheduler comes back here once it has run what
+		// was queued; what came due meanwhile is woken on the next turn.
+		runtime.Gosched()
 		if woke {
-			runtime.Gosched() // let this P run them first (see waker)
 			continue
 		}
-		w.sl.sleep(d)
+		w.mu.Lock()
+		now := w.clock()
+		if w.closed || len(w.q) > 0 && w.q[0].at <= now+wakeEarly {
+			w.mu.Unlock()
+			continue
+		}
+		d := int64(-1) // idle: until interrupted
+		if len(w.q) > 0 {
+			d = w.q[0].at - wakeEarly - now // > 0
+		}
+		w.mu.Unlock()
+		w.sl.sleep(d) // an add before target interrupts it
 	}
+}
+
+// wakeDue wakes the workers due (all of them once closed) and reports
+// whether it woke any. The caller holds mu.
+func (w *waker) wakeDue() bool {
+	now := w.clock()
+	woke := false
+	for len(w.q) > 0 && (w.closed || w.q[0].at <= now+wakeEarly) {
+		e := w.pop()
+		select {
+		case e.ch <- struct{}{}:
+			woke = true
+		default: // a token is waiting already
+		}
+	}
+	return woke
 }
 
 func (w *waker) push(e waitEntry) {
