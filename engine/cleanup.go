@@ -43,7 +43,7 @@ func (c *cleanups) histogram() *hdr.Histogram {
 		return nil
 	}
 	out := measure.NewHistogram()
-	out.Merge(c.h)
+	measure.MergeHistogram(out, c.h)
 	return out
 }
 

@@ -43,7 +43,7 @@ func mergeVariant(set *measure.Set, variant int) *hdr.Histogram {
 		if out == nil {
 			out = measure.NewHistogram()
 		}
-		out.Merge(h)
+		measure.MergeHistogram(out, h)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -127,33 +128,70 @@ func TestCorruptHistogramRefused(t *testing.T) {
 	}
 }
 
-// valueAt is hdrhistogram-go's layout: a histogram with one value in
-// every bucket, merged by the bulk path, equals the same merged by
-// hdrhistogram-go's own Merge.
-func TestBulkMergeEqualsMerge(t *testing.T) {
+// valueAt is hdrhistogram-go's layout, and the view's merge is its Merge:
+// a source with one value in every bucket, and a small one, merged through
+// the view equal the same merged by hdrhistogram-go's own Merge.
+func TestMergeHistEqualsMerge(t *testing.T) {
 	counts := make([]int64, countsLen)
 	for i := range counts {
 		counts[i] = int64(i%7 + 1)
 	}
-	src := hdr.Import(&hdr.Snapshot{LowestTrackableValue: Lowest, HighestTrackableValue: Highest, SignificantFigures: Digits, Counts: counts})
-	if src.TotalCount() < bulkMerge {
-		t.Fatal("the source is too small for the bulk path")
+	full := hdr.Import(&hdr.Snapshot{LowestTrackableValue: Lowest, HighestTrackableValue: Highest, SignificantFigures: Digits, Counts: counts})
+	small := NewHistogram()
+	for _, v := range []int64{1, 2, 1000, 1001, 123456, 7e9, Highest} {
+		small.RecordValues(v, v%5+1)
 	}
-	a, b := NewHistogram(), NewHistogram()
-	a.RecordValue(12345)
-	b.RecordValue(12345)
-	if d := mergeHist(a, src); d != 0 {
-		t.Fatalf("bulk merge dropped %d", d)
-	}
-	if d := b.Merge(src); d != 0 {
-		t.Fatalf("Merge dropped %d", d)
-	}
-	if !a.Equals(b) {
-		t.Fatal("the bulk merge differs from Merge")
-	}
-	for _, q := range []float64{1, 50, 99, 99.99, 100} {
-		if a.ValueAtQuantile(q) != b.ValueAtQuantile(q) {
-			t.Errorf("p%v: %d, Merge %d", q, a.ValueAtQuantile(q), b.ValueAtQuantile(q))
+	for name, src := range map[string]*hdr.Histogram{"every bucket": full, "a few values": small} {
+		a, b := NewHistogram(), NewHistogram()
+		a.RecordValue(12345)
+		b.RecordValue(12345)
+		if d := mergeHist(a, src); d != 0 {
+			t.Fatalf("%s: merge dropped %d", name, d)
 		}
+		if d := b.Merge(src); d != 0 {
+			t.Fatalf("%s: Merge dropped %d", name, d)
+		}
+		if !a.Equals(b) || a.TotalCount() != b.TotalCount() {
+			t.Fatalf("%s: the merge differs from Merge (%d values, Merge %d)", name, a.TotalCount(), b.TotalCount())
+		}
+		for _, q := range []float64{1, 50, 99, 99.99, 100} {
+			if a.ValueAtQuantile(q) != b.ValueAtQuantile(q) {
+				t.Errorf("%s: p%v: %d, Merge %d", name, q, a.ValueAtQuantile(q), b.ValueAtQuantile(q))
+			}
+		}
+	}
+}
+
+// The view works with the hdrhistogram-go in go.mod (else merges and
+// resets fall back to the library's slower walks, silently).
+func TestViewMatchesExport(t *testing.T) {
+	if !viewOK {
+		t.Fatal("the counts view does not match hdrhistogram-go's layout")
+	}
+	h := NewHistogram()
+	h.RecordValues(4242, 3)
+	if !slices.Equal(countsOf(h), h.Export().Counts) || *totalOf(h) != 3 {
+		t.Fatal("the view reads other counts than Export")
+	}
+}
+
+// resetHist leaves a histogram as its Reset does: empty, every count 0,
+// and recording into it again gives what a new one gives.
+func TestResetHistEqualsReset(t *testing.T) {
+	a, b := NewHistogram(), NewHistogram()
+	for _, v := range []int64{1, 5000, 5001, 9e8, Highest} {
+		a.RecordValues(v, 2)
+		b.RecordValues(v, 2)
+	}
+	resetHist(a)
+	b.Reset()
+	if a.TotalCount() != 0 || !slices.Equal(a.Export().Counts, b.Export().Counts) {
+		t.Fatalf("after reset: %d values", a.TotalCount())
+	}
+	a.RecordValue(777)
+	c := NewHistogram()
+	c.RecordValue(777)
+	if !a.Equals(c) {
+		t.Fatal("a reset histogram records differently from a new one")
 	}
 }

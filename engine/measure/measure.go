@@ -143,7 +143,7 @@ func (s *Set) Merge(o *Set) {
 func (s *Set) Reset() {
 	for i, h := range s.H {
 		if h != nil && h.TotalCount() > 0 {
-			h.Reset()
+			resetHist(h)
 		}
 		s.OutOfRange[i] = 0
 	}
@@ -256,24 +256,4 @@ func valueAt(i int) int64 {
 		bucket = 0
 	}
 	return sub << (uint(bucket) + unitMag)
-}
-
-// bulkMerge is the count of values from which mergeHist reads the source's
-// counts array rather than walk it with hdrhistogram-go's iterator (the
-// array's copy costs more than a short walk).
-const bulkMerge = 1 << 12
-
-// mergeHist adds src to dst bucket by bucket (hdrhistogram-go's Merge,
-// faster for a source of many values) and returns the values dropped.
-func mergeHist(dst, src *hdr.Histogram) int64 {
-	if src.TotalCount() < bulkMerge {
-		return dst.Merge(src)
-	}
-	var dropped int64
-	for i, c := range src.Export().Counts {
-		if c != 0 && dst.RecordValues(valueAt(i), c) != nil {
-			dropped += c
-		}
-	}
-	return dropped
 }
