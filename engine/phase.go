@@ -102,7 +102,7 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 		p.asmConfig.Granularity = env.cfg.Output.Granularity
 	}
 	p.gcStart = readGC()
-	pl.recorders = make([]*measure.Recorder, max(64, 8*runtime.GOMAXPROCS(0)))
+	pl.recorders = make([]*measure.Recorder, recorderCount(runtime.GOMAXPROCS(0)))
 	for i := range pl.recorders {
 		pl.recorders[i] = measure.NewRecorder()
 	}
@@ -255,3 +255,13 @@ func (p *phase) result(final *Snapshot, interrupted bool) *PhaseResult {
 	res.Cleanup = p.pool.cleanups.histogram()
 	return res
 }
+
+// recorderCount is how many recorders a phase's workers share (worker i
+// records into recorder i mod the count): enough that the workers running
+// at one instant, one per P, seldom share one, and no more. Each busy
+// recorder holds two Sets of histograms of 270 KB each (a raw and an
+// intended one per operation type): with 64 of them, 4096 workers
+// allocated about 140 MB of histograms in a run's first seconds, and the
+// garbage collections that growth set off held paced operations up by
+// 10-30 ms (go tool trace); 8 recorders at 2 Ps allocate 18 MB.
+func recorderCount(procs int) int { return max(8, 4*procs) }

@@ -11,9 +11,7 @@ import (
 // drain drains every recorder's Set and merges it into the assembler; with
 // cutting, it also applies pending segment cuts. The recorders' Sets are
 // gathered into one first, which the assembler adds once: each Add merges
-// into three Sets (the interval, the phase, the segment), and a histogram
-// merge walks every bucket up to the largest value, the sampler's main
-// cost with thousands of workers (all 64 recorders busy).
+// into three Sets (the interval, the phase, the segment).
 func (p *phase) drain(cutting bool) {
 	p.smu.Lock()
 	defer p.smu.Unlock()
@@ -21,8 +19,8 @@ func (p *phase) drain(cutting bool) {
 		rec.Drain(p.gather)
 		// Yield between recorders, so that the workers queued behind the
 		// sampler on its P wait for one recorder's merge at most (tens of
-		// µs through measure's view; a ms and more each when merges
-		// walked every bucket: 64 busy recorders held a P for 30 ms).
+		// µs through measure's view; when merges walked every bucket, 64
+		// busy recorders held a P for 30 ms).
 		runtime.Gosched()
 	}
 	if !p.drained.Empty() {
