@@ -60,11 +60,13 @@ func startProfile(env string, start func(io.Writer) error, stop func()) func() {
 		return func() {}
 	}
 	f, err := os.Create(path)
-	if err != nil {
-		return func() {}
+	if err == nil {
+		if err = start(f); err != nil {
+			f.Close()
+		}
 	}
-	if start(f) != nil {
-		f.Close()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "benchtop: %s: %v (running without it)\n", env, err)
 		return func() {}
 	}
 	return func() {

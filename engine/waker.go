@@ -21,12 +21,14 @@ import (
 // that P until another P stole them or the runtime's monitor took the P
 // back, which it does only when the system call spans two of its ticks
 // (20 µs to 10 ms apart): at 4096 workers, 1 % of them waited 10-20 ms
-// for a core with a core idle (go tool trace). So after waking any it
-// yields (runtime.Gosched: the P runs them, the dispatcher waits its
-// turn on the global queue), and it is not locked to an OS thread (a
-// locked goroutine's yield hands its P and thread over through two
-// futex wake-ups); it sets the timer slack of whichever thread it is on
-// before each sleep. Before it, each worker slept the stretch in a nanosleep of its
+// for a core with a core idle (go tool trace). So it yields before every
+// sleep (runtime.Gosched: the P runs what is queued on it, the dispatcher
+// waits its turn on the global queue), and it is not locked to an OS
+// thread (a locked goroutine's yield hands its P and thread over through
+// two futex wake-ups); it sets the timer slack of whichever thread it is
+// on before each sleep.
+//
+// Before the waker, each worker slept the stretch in a nanosleep of its
 // own: an OS thread blocked per waiting worker (hundreds at 4096
 // workers), a system call and a hand-off of the scheduler's P per
 // operation, and the default 50 µs timer slack on every wake-up.
@@ -60,7 +62,8 @@ type waker struct {
 // ~0.5 ms to ~40 ms, and letting one of them (while the other 7 queued)
 // took it to ~6 ms. So a worker sleeps on its own only when it is the
 // only one waiting; with more, all queue (4096 workers stay on a few
-// threads).
+// threads). (Those figures predate the yields before each sleep, which
+// took intended p99 at 8 threads to 0.4-1.1 ms; README, Performance.)
 const soloWaiters = 1
 
 // enter counts a worker into a wait and tells whether it may sleep on its

@@ -14,9 +14,9 @@
 // # Concurrency and randomness
 //
 // Randomness always comes from the caller: every Next takes the worker's own
-// *Rand (math/rand/v2 over a WyRand), so workers share no random source. State that must
-// be shared (counters, the zipfian zeta that grows with the key space) is kept
-// in atomics. Every Next method is safe for concurrent use by many goroutines
+// *Rand (math/rand/v2's Rand over a WyRand, see Rand), so workers share no
+// random source. State that must be shared (counters, the zipfian zeta that
+// grows with the key space) is kept in atomics. Every Next method is safe for concurrent use by many goroutines
 // and does not allocate; the only exception is Discrete.Add, which is meant to
 // be called while building the generator, before it is shared.
 //
