@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"syscall"
-	"time"
 	_ "unsafe" // for go:linkname
 )
 
@@ -13,18 +11,3 @@ import (
 //
 //go:linkname nanotime runtime.nanotime
 func nanotime() int64
-
-// sleepPrecise sleeps d in a nanosleep system call, which wakes within
-// the kernel's timer slack (~50-70 µs) instead of on the Go runtime's
-// millisecond timer grid. The goroutine's thread blocks meanwhile; the
-// scheduler hands its P to other goroutines as for any system call.
-func sleepPrecise(d time.Duration) {
-	ts := syscall.NsecToTimespec(int64(d))
-	for {
-		var rem syscall.Timespec
-		if err := syscall.Nanosleep(&ts, &rem); err != syscall.EINTR {
-			return
-		}
-		ts = rem
-	}
-}

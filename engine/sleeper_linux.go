@@ -2,6 +2,7 @@ package engine
 
 import (
 	"runtime"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -76,4 +77,19 @@ func sleepSolo(d int64) {
 	runtime.Gosched()
 	preciseSlack()
 	sleepPrecise(time.Duration(d))
+}
+
+// sleepPrecise sleeps d in a nanosleep system call, which wakes within
+// the thread's timer slack instead of on the Go runtime's millisecond
+// timer grid. The goroutine's thread blocks meanwhile; the scheduler
+// hands its P to other goroutines as for any system call.
+func sleepPrecise(d time.Duration) {
+	ts := syscall.NsecToTimespec(int64(d))
+	for {
+		var rem syscall.Timespec
+		if err := syscall.Nanosleep(&ts, &rem); err != syscall.EINTR {
+			return
+		}
+		ts = rem
+	}
 }
