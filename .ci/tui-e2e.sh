@@ -8,42 +8,16 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "tui-e2e: installing tmux"
-	if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
-	$SUDO apt-get update -qq >/dev/null
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux >/dev/null
-fi
-
-tmp=$(mktemp -d)
+name=tui-e2e
 session="benchtop-e2e-$$"
+source .ci/tmux-lib.sh
+need_tmux
+tmp=$(mktemp -d)
 cleanup() {
 	tmux kill-session -t "$session" 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-screen() { tmux capture-pane -p -t "$session" -S -200; }
-
-fail() {
-	echo "--- screen"
-	screen || true
-	echo "---"
-	echo "tui-e2e: FAIL: $*"
-	exit 1
-}
-
-# wait_for REGEX [SECONDS]: poll the screen until it matches.
-wait_for() {
-	local re=$1 limit=${2:-10} i
-	for ((i = 0; i < limit * 5; i++)); do
-		if screen | grep -Eq -- "$re"; then
-			return 0
-		fi
-		sleep 0.2
-	done
-	return 1
-}
 
 # value LABEL: the number after "LABEL " on screen.
 value() {

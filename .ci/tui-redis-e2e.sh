@@ -11,8 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export BENCHTOP_REDIS_PORT=${BENCHTOP_REDIS_PORT:-6879}
 
-tmp=$(mktemp -d)
+name=tui-redis-e2e
 session="benchtop-redis-e2e-$$"
+source .ci/tmux-lib.sh
+tmp=$(mktemp -d)
 cleanup() {
 	tmux kill-session -t "$session" 2>/dev/null || true
 	bash .ci/servers/redis.sh stop >/dev/null 2>&1 || true
@@ -20,22 +22,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-screen() { tmux capture-pane -p -t "$session" -S -200; }
-fail() {
-	echo "--- screen"
-	screen || true
-	echo "---"
-	echo "tui-redis-e2e: FAIL: $*"
-	exit 1
-}
-wait_for() {
-	local re=$1 limit=${2:-10} i
-	for ((i = 0; i < limit * 5; i++)); do
-		screen | grep -Eq -- "$re" && return 0
-		sleep 0.2
-	done
-	return 1
-}
 # foreign: lines of a library on screen (go-redis prefixes its own).
 foreign() { screen | grep -E 'redis: [0-9/]|connection pool|failed to dial after|^redis: ' || true; }
 
