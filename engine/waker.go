@@ -136,44 +136,36 @@ func (w *waker) close() {
 func (w *waker) run() {
 	defer w.sl.release()
 	for {
+		// Yield before every sleep: this P's run queue must be empty when
+		// it goes into the system call (see waker). The scheduler comes
+		// back here once it has run what was queued, the workers woken on
+		// the last turn included.
+		runtime.Gosched()
 		w.mu.Lock()
-		woke := w.wakeDue()
+		now := w.clock()
+		woke := w.wakeDue(now)
 		if w.closed {
 			w.mu.Unlock()
 			return
 		}
-		w.target = math.MaxInt64
-		if len(w.q) > 0 {
-			w.target = w.q[0].at
-		}
-		w.mu.Unlock()
-		// Yield before every sleep, not only after waking workers: this
-		// P's run queue must be empty when it goes into the system call
-		// (see waker). The scheduler comes back here once it has run what
-		// was queued; what came due meanwhile is woken on the next turn.
-		runtime.Gosched()
-		if woke {
-			continue
-		}
-		w.mu.Lock()
-		now := w.clock()
-		if w.closed || len(w.q) > 0 && w.q[0].at <= now+wakeEarly {
+		if woke { // yield to them first, then look again
 			w.mu.Unlock()
 			continue
 		}
 		d := int64(-1) // idle: until interrupted
+		w.target = math.MaxInt64
 		if len(w.q) > 0 {
-			d = w.q[0].at - wakeEarly - now // > 0
+			w.target = w.q[0].at
+			d = w.target - wakeEarly - now // > 0: wakeDue took what was due
 		}
 		w.mu.Unlock()
 		w.sl.sleep(d) // an add before target interrupts it
 	}
 }
 
-// wakeDue wakes the workers due (all of them once closed) and reports
-// whether it woke any. The caller holds mu.
-func (w *waker) wakeDue() bool {
-	now := w.clock()
+// wakeDue wakes the workers due at now (all of them once closed) and
+// reports whether it woke any. The caller holds mu.
+func (w *waker) wakeDue(now int64) bool {
 	woke := false
 	for len(w.q) > 0 && (w.closed || w.q[0].at <= now+wakeEarly) {
 		e := w.pop()
