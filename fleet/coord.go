@@ -205,7 +205,7 @@ func Connect(ctx context.Context, cfg CoordConfig) (*Coordinator, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a, err := c.connect(ctx, ep, i, hash)
+			a, err := c.connectWhenFree(ctx, ep, i, hash)
 			c.agents[i], errs[i] = a, err
 		}()
 	}
@@ -262,6 +262,34 @@ func (c *Coordinator) ThreadsPerAgent() int {
 // Divided tells whether the fleet divides the stream's partitions among
 // its agents (see DividesPartitions).
 func (c *Coordinator) Divided() bool { return c.divided }
+
+// busyReason begins an agent's refusal while it runs for another
+// coordinator.
+const busyReason = "busy: running for coordinator "
+
+// busyGrace is how long a coordinator keeps asking an agent that says it
+// is busy: an agent frees itself when it sees its last coordinator's
+// connection close, which on a loaded machine can come after a new
+// coordinator (the same command run again at once) has dialled.
+const busyGrace = 3 * time.Second
+
+// connectWhenFree is connect, tried again every 100 ms for busyGrace
+// while the agent refuses as busy.
+func (c *Coordinator) connectWhenFree(ctx context.Context, ep Endpoint, i int, hash string) (*agent, error) {
+	deadline := time.Now().Add(busyGrace)
+	for {
+		a, err := c.connect(ctx, ep, i, hash)
+		var re *RefusedError
+		if err == nil || !errors.As(err, &re) || !strings.HasPrefix(re.Reason, busyReason) || time.Now().After(deadline) {
+			return a, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
 
 // connect runs one agent's handshake, pings and run.
 func (c *Coordinator) connect(ctx context.Context, ep Endpoint, i int, hash string) (*agent, error) {

@@ -61,7 +61,7 @@ func ServeListener(ctx context.Context, ln net.Listener, cfg AgentConfig) error 
 			mu.Unlock()
 			go func() {
 				conn := NewConn(c, c, c)
-				_ = conn.Send(TypeRefuse, Refuse{Reason: "busy: running for coordinator " + other})
+				_ = conn.Send(TypeRefuse, Refuse{Reason: busyReason + other})
 				c.Close()
 			}()
 			cfg.logf("refused coordinator %s: busy with %s", peer, other)
