@@ -115,12 +115,7 @@ func Connect(ctx context.Context, cfg CoordConfig) (*Coordinator, error) {
 		}
 	}
 	if first != nil {
-		for _, a := range c.agents {
-			if a != nil {
-				_ = a.conn.Send(TypeRefuse, Refuse{Reason: "the run was called off: " + first.Error()})
-				a.conn.Close()
-			}
-		}
+		c.callOff(first)
 		return nil, first
 	}
 	names := c.agents[0].ready.OpNames
@@ -128,10 +123,7 @@ func Connect(ctx context.Context, cfg CoordConfig) (*Coordinator, error) {
 		if !slices.Equal(a.ready.OpNames, names) {
 			err := fmt.Errorf("agent %s: its workload's operations %v differ from %s's %v (another benchtop build?)",
 				a.name, a.ready.OpNames, c.agents[0].name, names)
-			for _, o := range c.agents {
-				_ = o.conn.Send(TypeRefuse, Refuse{Reason: "the run was called off: " + err.Error()})
-				o.conn.Close()
-			}
+			c.callOff(err)
 			return nil, err
 		}
 	}
@@ -139,15 +131,23 @@ func Connect(ctx context.Context, cfg CoordConfig) (*Coordinator, error) {
 	c.divided = c.agents[0].ready.Share.Partitions >= 0
 	if c.divided {
 		if err := CheckPartitions(cfg.Config.Partitions, len(c.agents)); err != nil {
-			for _, o := range c.agents {
-				_ = o.conn.Send(TypeRefuse, Refuse{Reason: "the run was called off: " + err.Error()})
-				o.conn.Close()
-			}
+			c.callOff(err)
 			return nil, err
 		}
 	}
 	c.info = c.buildInfo()
 	return c, nil
+}
+
+// callOff tells every agent reached that the run is called off, and why,
+// and closes its stream.
+func (c *Coordinator) callOff(why error) {
+	for _, a := range c.agents {
+		if a != nil {
+			_ = a.conn.Send(TypeRefuse, Refuse{Reason: "the run was called off: " + why.Error()})
+			a.conn.Close()
+		}
+	}
 }
 
 // busyReason begins an agent's refusal while it runs for another

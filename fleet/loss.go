@@ -13,6 +13,30 @@ import (
 	"benchtop/engine"
 )
 
+// markLate marks the agents missing from interval k late: the interval
+// is published without them, and what they send of it later is merged
+// into the interval being built then (takeLate).
+func (m *merger) markLate(missing []*agent, k int) {
+	for _, a := range missing {
+		if a.state != StateLate {
+			m.c.logf("agent %s late: interval %d has not arrived", a.name, k)
+		}
+		m.setState(a, StateLate, k)
+	}
+}
+
+// takeLate merges an interval whose number has been published already
+// into the interval being built now; a late agent is running again once
+// it has sent the last interval published.
+func (m *merger) takeLate(pm *phaseMerge, a *agent, iv *Interval) {
+	m.add(a, iv)
+	if a.state == StateLate && iv.Seq >= pm.next-1 {
+		m.setState(a, StateRunning, 0)
+	} else if a.state == StateLate {
+		m.setState(a, StateLate, iv.Seq+1)
+	}
+}
+
 // closingWait is how long an agent that sent its last interval may take
 // to send its Done (the engine gives a workload's closing check 2 min).
 const closingWait = 3 * time.Minute

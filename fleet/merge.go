@@ -74,13 +74,7 @@ func (m *merger) interval1(a *agent, iv *Interval) {
 		a.gotSeq[iv.Phase] = iv.Seq
 	}
 	if iv.Seq < pm.next {
-		// Late: merged into the interval being built now.
-		m.add(a, iv)
-		if a.state == StateLate && iv.Seq >= pm.next-1 {
-			m.setState(a, StateRunning, 0)
-		} else if a.state == StateLate {
-			m.setState(a, StateLate, iv.Seq+1)
-		}
+		m.takeLate(pm, a, iv)
 		return
 	}
 	if pm.pending[iv.Seq] == nil {
@@ -219,12 +213,7 @@ func (m *merger) publishReady() {
 			if time.Since(pm.firstAt[k]) < m.interval {
 				return
 			}
-			for _, a := range missing {
-				if a.state != StateLate {
-					m.c.logf("agent %s late: interval %d has not arrived", a.name, k)
-				}
-				m.setState(a, StateLate, k)
-			}
+			m.markLate(missing, k)
 		}
 		m.publish(pm, k, false)
 	}
