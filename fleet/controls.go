@@ -53,8 +53,8 @@ func (c *Coordinator) change(ctl engine.Controls, kind, from, to, text string, c
 
 // SetThreads sets every agent's threads (threads are per agent).
 func (c *Coordinator) SetThreads(n int) error {
-	if n < 1 || n > engine.MaxThreads {
-		return fmt.Errorf("threads: %d is out of range (1 to %d)", n, engine.MaxThreads)
+	if err := engine.ValidateThreads(n); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	if n == c.ctl.Threads {
@@ -73,8 +73,8 @@ func (c *Coordinator) SetThreads(n int) error {
 // SetTarget sets the fleet's total target, split evenly over the agents
 // not lost.
 func (c *Coordinator) SetTarget(t float64) error {
-	if t < 0 || t > 1e12 || t != t {
-		return fmt.Errorf("target: %v is out of range (0 = unlimited, up to 1e12)", t)
+	if err := engine.ValidateTarget(t); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	if t == c.ctl.Target {
@@ -97,8 +97,8 @@ func (c *Coordinator) SetTarget(t float64) error {
 // n below their count is refused. Otherwise the store divides partitions
 // among the agents itself: the change goes to one agent only.
 func (c *Coordinator) SetPartitions(n int) error {
-	if n < 1 || n > engine.MaxPartitions {
-		return fmt.Errorf("partitions: %d is out of range (1 to %d)", n, engine.MaxPartitions)
+	if err := engine.ValidatePartitions(n); err != nil {
+		return err
 	}
 	if !c.info.CanRepartition {
 		return engine.ErrCannotRepartition

@@ -31,8 +31,8 @@
 //     every agent: dial, handshake, busy retries, clock offsets, the run
 //     handed over; one failure calls the whole run off); ssh.go (an
 //     agent started over ssh); controls.go (the engine.Controller: each
-//     control fanned out to the agents and recorded as an event of the
-//     merged run); run.go
+//     control checked by the engine's Validate functions, fanned out to
+//     the agents and recorded as an event of the merged run); run.go
 //     (Run: the start at one instant, and the loop that takes the agents'
 //     messages, the controls and a tick); reader.go (one goroutine per
 //     agent, decoding its messages for the loop).
