@@ -9,6 +9,56 @@ import (
 	"benchtop/engine/workload"
 )
 
+// Controller is the set of live controls the TUI and scheduled steps call.
+// Every method returns at once; the effect shows within one interval.
+type Controller interface {
+	SetThreads(n int) error
+	SetTarget(opsPerSec float64) error
+	SetPartitions(n int) error
+	Pause()
+	Resume()
+	Mark(label string)
+	// NewSegment starts a new segment with nothing changed.
+	NewSegment()
+	// Stop ends the run; the final snapshot follows.
+	Stop()
+}
+
+// ValidateThreads checks a thread count (1 to MaxThreads). It and
+// ValidateTarget and ValidatePartitions are the ranges every Controller
+// takes, the Runner and a fleet's coordinator alike; their errors name the
+// control, the value and the range.
+func ValidateThreads(n int) error {
+	if n < 1 || n > MaxThreads {
+		return fmt.Errorf("threads: %d is out of range (1 to %d)", n, MaxThreads)
+	}
+	return nil
+}
+
+// ValidateTarget checks a total target rate in ops/s (0 = unlimited).
+func ValidateTarget(opsPerSec float64) error {
+	if opsPerSec < 0 || opsPerSec > 1e12 || opsPerSec != opsPerSec {
+		return fmt.Errorf("target: %v is out of range (0 = unlimited, up to 1e12)", opsPerSec)
+	}
+	return nil
+}
+
+// ValidatePartitions checks a partition count.
+func ValidatePartitions(n int) error {
+	if n < 1 || n > MaxPartitions {
+		return fmt.Errorf("partitions: %d is out of range (1 to %d)", n, MaxPartitions)
+	}
+	return nil
+}
+
+// FormatTarget renders a target rate: "unlimited" or the number.
+func FormatTarget(t float64) string {
+	if t <= 0 {
+		return "unlimited"
+	}
+	return fmt.Sprintf("%.0f", t)
+}
+
 var _ Controller = (*Runner)(nil)
 
 // Interrupt ends the run like Stop, and marks the results as interrupted
@@ -59,8 +109,8 @@ func (r *Runner) note(e Event) {
 
 // SetThreads changes the number of worker goroutines (1 to MaxThreads).
 func (r *Runner) SetThreads(n int) error {
-	if n < 1 || n > MaxThreads {
-		return fmt.Errorf("threads: %d is out of range (1 to %d)", n, MaxThreads)
+	if err := ValidateThreads(n); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -75,8 +125,8 @@ func (r *Runner) SetThreads(n int) error {
 
 // SetTarget changes the total target rate in ops/s (0 = unlimited).
 func (r *Runner) SetTarget(opsPerSec float64) error {
-	if opsPerSec < 0 || opsPerSec > 1e12 || opsPerSec != opsPerSec {
-		return fmt.Errorf("target: %v is out of range (0 = unlimited, up to 1e12)", opsPerSec)
+	if err := ValidateTarget(opsPerSec); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -90,14 +140,6 @@ func (r *Runner) SetTarget(opsPerSec float64) error {
 	return nil
 }
 
-// FormatTarget renders a target rate: "unlimited" or the number.
-func FormatTarget(t float64) string {
-	if t <= 0 {
-		return "unlimited"
-	}
-	return fmt.Sprintf("%.0f", t)
-}
-
 // repartitioner is what SetPartitions drives: the workload when it owns
 // the partitions (the stream), else the adapter.
 type repartitioner interface {
@@ -108,8 +150,8 @@ type repartitioner interface {
 // MaxPartitions). It returns at once; the change is made in the background
 // and takes effect, as an event, when done.
 func (r *Runner) SetPartitions(n int) error {
-	if n < 1 || n > MaxPartitions {
-		return fmt.Errorf("partitions: %d is out of range (1 to %d)", n, MaxPartitions)
+	if err := ValidatePartitions(n); err != nil {
+		return err
 	}
 	var rp repartitioner
 	if wp, ok := r.wl.(workload.Partitioned); ok {

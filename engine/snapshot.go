@@ -240,18 +240,3 @@ type IntervalData struct {
 	// e.g. the stream's rows and MB), nil when it has none.
 	Delta map[string]float64
 }
-
-// Controller is the set of live controls the TUI and scheduled steps call.
-// Every method returns at once; the effect shows within one interval.
-type Controller interface {
-	SetThreads(n int) error
-	SetTarget(opsPerSec float64) error
-	SetPartitions(n int) error
-	Pause()
-	Resume()
-	Mark(label string)
-	// NewSegment starts a new segment with nothing changed.
-	NewSegment()
-	// Stop ends the run; the final snapshot follows.
-	Stop()
-}

@@ -1,9 +1,6 @@
 package fleet
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -14,50 +11,6 @@ import (
 	"benchtop/engine/stream"
 	"benchtop/engine/workload"
 )
-
-// inMsg is one message from an agent's reader goroutine to the merge
-// loop.
-type inMsg struct {
-	a     *agent
-	iv    *Interval
-	phase engine.Phase // a PhaseStart's
-	at    time.Time    // a PhaseStart's, the agent's clock
-	done  *Done
-	err   error
-}
-
-// reader decodes one agent's messages (histograms included, so that the
-// decoding spreads over goroutines) and hands them to the merge loop.
-func (c *Coordinator) reader(a *agent) {
-	for {
-		env, err := a.conn.Recv()
-		if err != nil {
-			c.inbox <- inMsg{a: a, err: err}
-			return
-		}
-		var m inMsg
-		switch env.Type {
-		case TypeInterval:
-			iv, err := decodeInterval(env.Body)
-			m = inMsg{a: a, iv: iv, err: err}
-		case TypePhase:
-			var p PhaseStart
-			err = decode(env, TypePhase, &p)
-			m = inMsg{a: a, phase: p.Phase, at: p.At, err: err}
-		case TypeDone:
-			var d Done
-			err = decode(env, TypeDone, &d)
-			m = inMsg{a: a, done: &d, err: err}
-		default:
-			err = decode(env, TypeInterval, nil) // a Refuse or a stray message
-			m = inMsg{a: a, err: err}
-		}
-		c.inbox <- m
-		if m.err != nil || m.done != nil {
-			return
-		}
-	}
-}
 
 // phaseOrder orders phases: load before run.
 func phaseOrder(p engine.Phase) int {
@@ -100,121 +53,6 @@ type merger struct {
 	delta map[string]float64
 }
 
-// Run starts every agent at one instant, merges their intervals until all
-// are done or lost, and returns the merged phases. An agent lost does not
-// end the run; Lost says which.
-func (c *Coordinator) Run(ctx context.Context) ([]*engine.PhaseResult, error) {
-	defer close(c.snaps)
-	var maxRTT time.Duration
-	for _, a := range c.agents {
-		maxRTT = max(maxRTT, a.rtt)
-	}
-	start := time.Now().Add(500*time.Millisecond + 4*maxRTT)
-	c.mu.Lock()
-	c.info.Start = start
-	c.mu.Unlock()
-	for _, a := range c.agents {
-		a.lastSeen = start
-		if err := a.conn.Send(TypeStart, Start{At: start.Add(a.offset)}); err != nil {
-			c.lose(a, 0, "start: "+oneLine(err))
-			continue
-		}
-		go c.reader(a)
-	}
-	m := &merger{c: c, runStart: start, interval: c.cfg.Config.StatusInterval, phases: map[engine.Phase]*phaseMerge{}, parts: c.cfg.Config.Partitions}
-	err := m.loop(ctx)
-	close(c.loopDone)
-	for _, a := range c.agents {
-		a.conn.Close()
-	}
-	res := m.results()
-	c.mu.Lock()
-	c.results = res
-	c.mu.Unlock()
-	if err == nil && len(c.live()) == 0 {
-		err = errors.New("every agent was lost")
-	}
-	return res, err
-}
-
-// loop is the merge loop: agents' messages, controls, and a tick for
-// late and silent agents.
-func (m *merger) loop(ctx context.Context) error {
-	c := m.c
-	tick := time.NewTicker(max(m.interval/4, 50*time.Millisecond))
-	defer tick.Stop()
-	var stopBy time.Time
-	ctxDone := ctx.Done()
-	for {
-		select {
-		case msg := <-c.inbox:
-			m.handle(msg)
-		case ch := <-c.ctlCh:
-			m.control(ch)
-		case req := <-c.curCh:
-			req <- m.soFar()
-		case <-tick.C:
-			m.checkSilent(stopBy)
-		case <-c.stopCh:
-			if stopBy.IsZero() {
-				stopBy = time.Now().Add(30*time.Second + c.cfg.LostAfter)
-			}
-			c.stopCh = nil // seen: a nil channel blocks
-		case <-ctxDone:
-			ctxDone = nil
-			c.Interrupt()
-		}
-		m.publishReady()
-		if m.over() {
-			return nil
-		}
-	}
-}
-
-// over: every agent sent its Done or was lost, and the last phase is out.
-func (m *merger) over() bool {
-	for _, a := range m.c.agents {
-		if a.state != StateLost && a.done == nil {
-			return false
-		}
-	}
-	for _, pm := range m.phases {
-		if !pm.done {
-			return false
-		}
-	}
-	return true
-}
-
-func (m *merger) handle(msg inMsg) {
-	a := msg.a
-	if a.state == StateLost {
-		return
-	}
-	a.lastSeen = time.Now()
-	switch {
-	case msg.err != nil:
-		if a.done != nil && errors.Is(msg.err, errEOF) {
-			return
-		}
-		m.c.lose(a, time.Since(m.runStart), describeLoss(msg.err))
-	case msg.iv != nil:
-		m.interval1(a, msg.iv)
-	case msg.phase != "":
-		if phaseOrder(msg.phase) > phaseOrder(engine.PhaseLoad) {
-			a.past[engine.PhaseLoad] = true
-		}
-		m.phaseAt(msg.phase, msg.at.Add(-a.offset))
-	case msg.done != nil:
-		m.c.mu.Lock()
-		a.done = msg.done
-		a.state = StateDone
-		a.row.State = StateDone
-		m.c.mu.Unlock()
-		a.past[engine.PhaseLoad], a.past[engine.PhaseRun] = true, true
-	}
-}
-
 // interval1 takes one agent's interval: merged now when its number has
 // been published already (late), else kept until the others' come.
 func (m *merger) interval1(a *agent, iv *Interval) {
@@ -236,13 +74,7 @@ func (m *merger) interval1(a *agent, iv *Interval) {
 		a.gotSeq[iv.Phase] = iv.Seq
 	}
 	if iv.Seq < pm.next {
-		// Late: merged into the interval being built now.
-		m.add(a, iv)
-		if a.state == StateLate && iv.Seq >= pm.next-1 {
-			m.setState(a, StateRunning, 0)
-		} else if a.state == StateLate {
-			m.setState(a, StateLate, iv.Seq+1)
-		}
+		m.takeLate(pm, a, iv)
 		return
 	}
 	if pm.pending[iv.Seq] == nil {
@@ -381,12 +213,7 @@ func (m *merger) publishReady() {
 			if time.Since(pm.firstAt[k]) < m.interval {
 				return
 			}
-			for _, a := range missing {
-				if a.state != StateLate {
-					m.c.logf("agent %s late: interval %d has not arrived", a.name, k)
-				}
-				m.setState(a, StateLate, k)
-			}
+			m.markLate(missing, k)
 		}
 		m.publish(pm, k, false)
 	}
@@ -470,151 +297,6 @@ func (m *merger) publish(pm *phaseMerge, k int, final bool) *engine.Snapshot {
 	return snap
 }
 
-// observeParts records a partition change once every agent not lost
-// runs the partitions last asked of it: the fleet's total is the sum of
-// the agents' when it divides them, else the largest (the agents share
-// one stream).
-func (m *merger) observeParts(pm *phaseMerge) {
-	total := 0
-	m.c.mu.Lock()
-	for _, a := range m.c.agents {
-		if a.state == StateLost {
-			continue
-		}
-		p := a.row.Partitions
-		if a.wantParts > 0 && p != a.wantParts {
-			m.c.mu.Unlock()
-			return // a change is under way
-		}
-		if m.c.divided {
-			total += p
-		} else {
-			total = max(total, p)
-		}
-	}
-	if total == m.parts || total == 0 {
-		m.c.mu.Unlock()
-		return
-	}
-	old := m.parts
-	m.c.ctl.Partitions = total
-	ctl := m.c.ctl
-	m.c.mu.Unlock()
-	m.parts = total
-	text := fmt.Sprintf("partitions %d→%d", old, total)
-	if m.c.divided {
-		text += fmt.Sprintf(" over %d agents", len(m.c.live()))
-	}
-	e := engine.Event{At: time.Since(m.runStart), Kind: "partitions", From: fmt.Sprint(old), To: fmt.Sprint(total), Text: text}
-	pm.asm.Event(e)
-	m.cuts = append(m.cuts, ctlChange{ctl: ctl, event: e, cut: true})
-}
-
-// control takes a change made through the Controller.
-func (m *merger) control(ch ctlChange) {
-	ch.ctl.Partitions = m.parts
-	pm := m.current()
-	if pm == nil {
-		return
-	}
-	pm.asm.Event(ch.event)
-	if ch.cut {
-		m.cuts = append(m.cuts, ch)
-	} else {
-		pm.asm.SetControls(ch.ctl)
-	}
-}
-
-// closingWait is how long an agent that sent its last interval may take
-// to send its Done (the engine gives a workload's closing check 2 min).
-const closingWait = 3 * time.Minute
-
-// checkSilent loses agents that send nothing for too long, and after a
-// stop, those that do not end in time.
-func (m *merger) checkSilent(stopBy time.Time) {
-	for _, a := range m.c.agents {
-		if a.state == StateLost || a.done != nil {
-			continue
-		}
-		limit := m.c.cfg.LostAfter
-		if !a.finishedAt.IsZero() {
-			limit = max(limit, closingWait)
-		}
-		if d := time.Since(a.lastSeen); d > limit {
-			m.c.lose(a, time.Since(m.runStart), fmt.Sprintf("nothing received for %s", d.Round(time.Second)))
-		} else if !stopBy.IsZero() && time.Now().After(stopBy) && a.finishedAt.IsZero() {
-			m.c.lose(a, time.Since(m.runStart), "did not end after stop")
-		}
-	}
-}
-
-func (m *merger) setState(a *agent, state string, pending int) {
-	m.c.mu.Lock()
-	a.state, a.late = state, pending
-	a.row.State, a.row.Pending = state, pending
-	m.c.mu.Unlock()
-}
-
-// lose marks an agent lost; the run goes on with the others.
-func (c *Coordinator) lose(a *agent, at time.Duration, reason string) {
-	c.mu.Lock()
-	if a.state == StateLost {
-		c.mu.Unlock()
-		return
-	}
-	a.state, a.reason, a.lostAt = StateLost, reason, at
-	a.row.State, a.row.Reason = StateLost, reason
-	c.mu.Unlock()
-	a.conn.Close()
-	c.logf("agent %s lost at %s: %s", a.name, at.Round(time.Millisecond), reason)
-	c.redistribute(a)
-}
-
-// redistribute gives the agents still running a lost agent's share of the
-// target, so that the fleet's total stays what the user set, and records
-// the change as an event ("agent vm2 lost: target 1000/s per agent →
-// 1500/s"). The sends go on apart: the merge loop calls lose.
-func (c *Coordinator) redistribute(lost *agent) {
-	c.mu.Lock()
-	total, stopped := c.ctl.Target, c.stopped
-	var live []*agent
-	for _, a := range c.live() {
-		if a.state != StateDone {
-			live = append(live, a)
-		}
-	}
-	before := len(live) + 1 // the agents sharing the target until now
-	ctl := c.ctl
-	c.mu.Unlock()
-	if total <= 0 || len(live) == 0 || stopped {
-		return
-	}
-	from, to := splitTarget(total, before), splitTarget(total, len(live))
-	text := fmt.Sprintf("agent %s lost: target %s/s per agent → %s/s", lost.name, engine.FormatTarget(from), engine.FormatTarget(to))
-	c.logf("%s (the fleet's %s/s over %d agents)", text, engine.FormatTarget(total), len(live))
-	go func() {
-		c.sendTo(live, Control{Op: "target", F: to}, nil)
-		c.change(ctl, "target", engine.FormatTarget(from), engine.FormatTarget(to), text, true)
-	}()
-}
-
-// publish sends a snapshot on; a reader far behind loses the oldest.
-func (c *Coordinator) publish(s *engine.Snapshot) {
-	select {
-	case c.snaps <- s:
-		return
-	default:
-	}
-	select {
-	case <-c.snaps:
-	default:
-	}
-	select {
-	case c.snaps <- s:
-	default:
-	}
-}
-
 // fleetHost is the merged host figure: the busiest agent's CPU (what a
 // client bottleneck shows in), cores, process figures and NIC rates
 // summed over the agents.
@@ -642,89 +324,4 @@ func (m *merger) fleetHost() host.Sample {
 		out.NICs = []host.NIC{{Name: "fleet", RxBytesPerSec: rx, TxBytesPerSec: tx}}
 	}
 	return out
-}
-
-// results builds the merged phases: each phase's run time is its longest
-// agent's (YCSB's aggregate of many clients: all operations over the
-// longest run time).
-func (m *merger) results() []*engine.PhaseResult {
-	var order []*phaseMerge
-	for _, pm := range m.phases {
-		if pm.final != nil {
-			order = append(order, pm)
-		}
-	}
-	slices.SortFunc(order, func(a, b *phaseMerge) int { return phaseOrder(a.phase) - phaseOrder(b.phase) })
-	m.c.mu.Lock()
-	interrupted := m.c.interrupted
-	m.c.mu.Unlock()
-	var out []*engine.PhaseResult
-	for _, pm := range order {
-		var rt time.Duration
-		for _, a := range m.c.agents {
-			if a.done == nil {
-				continue
-			}
-			for _, f := range a.done.Phases {
-				if f.Phase == pm.phase {
-					rt = max(rt, f.RunTime)
-				}
-			}
-		}
-		if rt == 0 {
-			rt = pm.final.Time.Sub(pm.start)
-		}
-		out = append(out, pm.asm.Result(pm.final, rt, pm.start, interrupted))
-	}
-	if n := len(out); n > 0 {
-		out[n-1].Closing = m.closing()
-	}
-	return out
-}
-
-// soFar is the phases merged so far, the one in progress as of its last
-// published interval, its measurements copied (the loop goes on).
-func (m *merger) soFar() []*engine.PhaseResult {
-	var order []*phaseMerge
-	for _, pm := range m.phases {
-		if pm.asm.Last() != nil {
-			order = append(order, pm)
-		}
-	}
-	slices.SortFunc(order, func(a, b *phaseMerge) int { return phaseOrder(a.phase) - phaseOrder(b.phase) })
-	var out []*engine.PhaseResult
-	for _, pm := range order {
-		last := pm.asm.Last()
-		if pm.final != nil {
-			last = pm.final
-		}
-		res := pm.asm.Result(last, last.Time.Sub(pm.start), pm.start, false)
-		res.Set = pm.asm.Cumulative().Clone()
-		out = append(out, res)
-	}
-	return out
-}
-
-// closing is the fleet's closing section: the agents' stream summaries
-// added up (produced, consumed, lost, duplicated, out of order), nil when
-// no agent has one. An agent lost sent none: its rows are not counted.
-func (m *merger) closing() *workload.Final {
-	var parts []*stream.Summary
-	for _, a := range m.c.agents {
-		if a.done == nil || len(a.done.Summary) == 0 {
-			continue
-		}
-		var doc struct {
-			Stream *stream.Summary `json:"stream"`
-		}
-		if err := json.Unmarshal(a.done.Summary, &doc); err != nil || doc.Stream == nil {
-			continue
-		}
-		parts = append(parts, doc.Stream)
-	}
-	if len(parts) == 0 {
-		return nil
-	}
-	f := stream.FinalOf(stream.SumSummaries(parts))
-	return &f
 }

@@ -1,19 +1,10 @@
 package fleet
 
 import (
-	"errors"
-	"io"
-	"net"
-	"os"
-	"syscall"
-
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
 )
-
-// errEOF is a stream closed by the peer.
-var errEOF = io.EOF
 
 // rowScratch keeps what the agents' rows need between intervals.
 type rowScratch struct {
@@ -70,22 +61,4 @@ func (m *merger) rows() []engine.AgentRow {
 		out[i] = row
 	}
 	return out
-}
-
-// describeLoss says in a few words why an agent's stream ended.
-func describeLoss(err error) string {
-	var re *RefusedError
-	switch {
-	case errors.As(err, &re):
-		return "it refused: " + re.Reason
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "connection closed"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return "timed out"
-	case errors.Is(err, net.ErrClosed):
-		return "connection closed"
-	}
-	return oneLine(err)
 }

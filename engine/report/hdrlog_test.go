@@ -16,7 +16,6 @@ import (
 	"benchtop/adapters"
 	"benchtop/engine"
 	"benchtop/engine/core"
-	"benchtop/engine/host"
 	"benchtop/engine/measure"
 )
 
@@ -151,13 +150,28 @@ func reportValue(t *testing.T, report, tag, name string) int64 {
 	return v
 }
 
-// An unmeasured CPU figure is shown as such: n/a in text, null in JSON,
-// empty in the time series; a measured 0 stays 0.
-func TestUnknownCPUShownAsSuch(t *testing.T) {
-	if cpuText(-1) != "n/a" || cpuText(0) != "  0%" || cpuJSON(-1) != nil || cpuJSON(0) == nil || *cpuJSON(0) != 0 {
-		t.Errorf("cpuText/cpuJSON: %q %q %v %v", cpuText(-1), cpuText(0), cpuJSON(-1), cpuJSON(0))
+// A reader of the log (hdrhistogram-go's, HistogramLogProcessor) must
+// place each interval where it was, although the header holds whole
+// seconds only.
+func TestHDRLogTimesReadBack(t *testing.T) {
+	start := time.Date(2026, 12, 1, 8, 0, 0, 700_000_000, time.UTC)
+	var b bytes.Buffer
+	l := NewHDRLog(&b, start)
+	set := &measure.Set{}
+	set.Record(measure.Slot(core.OpRead, measure.OK), 1000)
+	ivlStart, ivlEnd := start.Add(150*time.Millisecond), start.Add(1150*time.Millisecond)
+	l.Interval(engine.PhaseRun, core.OpNames, ivlStart, ivlEnd, set)
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
 	}
-	if hostCPU(host.Sample{}) != "" || hostCPU(host.Sample{Cores: 2}) != "0" {
-		t.Errorf("hostCPU: %q, %q", hostCPU(host.Sample{}), hostCPU(host.Sample{Cores: 2}))
+	h, err := hdr.NewHistogramLogReader(&b).NextIntervalHistogram()
+	if err != nil || h == nil {
+		t.Fatalf("read back: %v, %v", h, err)
+	}
+	if d := h.StartTimeMs() - ivlStart.UnixMilli(); d < -1 || d > 1 {
+		t.Errorf("interval read back at %d ms, written at %d ms (%d ms off)", h.StartTimeMs(), ivlStart.UnixMilli(), d)
+	}
+	if h.Tag() != "READ" || h.TotalCount() != 1 {
+		t.Errorf("read back tag %q count %d, want READ 1", h.Tag(), h.TotalCount())
 	}
 }

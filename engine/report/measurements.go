@@ -4,12 +4,40 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/engine"
 	"benchtop/engine/units"
 )
+
+// ordinal is YCSB's percentile label: 95 → "95th", 99.9 → "99.9".
+func ordinal(q float64) string {
+	if q == math.Trunc(q) {
+		j := int(q)
+		switch j % 100 {
+		case 11, 12, 13:
+			return strconv.Itoa(j) + "th"
+		}
+		suffix := []string{"th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"}[j%10]
+		return strconv.Itoa(j) + suffix
+	}
+	return units.JavaDouble(q)
+}
+
+func us(ns int64) int64 { return ns / 1000 }
+
+// writeMeasurement prints one YCSB measurement block.
+func writeMeasurement(w io.Writer, name string, h *hdr.Histogram, pct []float64) {
+	fmt.Fprintf(w, "[%s], Operations, %d\n", name, h.TotalCount())
+	fmt.Fprintf(w, "[%s], AverageLatency(us), %s\n", name, units.JavaDouble(h.Mean()/1000))
+	fmt.Fprintf(w, "[%s], MinLatency(us), %d\n", name, us(h.Min()))
+	fmt.Fprintf(w, "[%s], MaxLatency(us), %d\n", name, us(h.Max()))
+	for _, q := range pct {
+		fmt.Fprintf(w, "[%s], %sPercentileLatency(us), %d\n", name, ordinal(q), us(h.ValueAtQuantile(q)))
+	}
+}
 
 // measurementWriter writes one measurement's block the way YCSB's
 // measurement type does (measurementtype): hdrhistogram

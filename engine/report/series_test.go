@@ -2,38 +2,35 @@ package report
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"benchtop/engine"
-	"benchtop/engine/core"
-	"benchtop/engine/measure"
 )
 
-// A reader of the log (hdrhistogram-go's, HistogramLogProcessor) must
-// place each interval where it was, although the header holds whole
-// seconds only.
-func TestHDRLogTimesReadBack(t *testing.T) {
-	start := time.Date(2026, 12, 1, 8, 0, 0, 700_000_000, time.UTC)
+func TestTimeSeriesCSV(t *testing.T) {
 	var b bytes.Buffer
-	l := NewHDRLog(&b, start)
-	set := &measure.Set{}
-	set.Record(measure.Slot(core.OpRead, measure.OK), 1000)
-	ivlStart, ivlEnd := start.Add(150*time.Millisecond), start.Add(1150*time.Millisecond)
-	l.Interval(engine.PhaseRun, core.OpNames, ivlStart, ivlEnd, set)
-	if err := l.Flush(); err != nil {
+	ts := NewTimeSeries(&b)
+	s := &engine.Snapshot{Time: time.Unix(0, 0), Elapsed: time.Second, Interval: time.Second, Phase: engine.PhaseRun, Threads: 4, Partitions: 2,
+		Total: engine.OpSnapshot{Interval: engine.Stats{Count: 10, Rate: 10}},
+		Ops:   []engine.OpSnapshot{{Name: "READ", Interval: engine.Stats{Count: 10, P99: 3 * time.Microsecond}}}}
+	ts.Write(s)
+	ts.Write(s)
+	if err := ts.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	h, err := hdr.NewHistogramLogReader(&b).NextIntervalHistogram()
-	if err != nil || h == nil {
-		t.Fatalf("read back: %v, %v", h, err)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want header + 2 rows, got %d lines", len(lines))
 	}
-	if d := h.StartTimeMs() - ivlStart.UnixMilli(); d < -1 || d > 1 {
-		t.Errorf("interval read back at %d ms, written at %d ms (%d ms off)", h.StartTimeMs(), ivlStart.UnixMilli(), d)
+	cols := len(strings.Split(lines[0], ","))
+	for _, l := range lines[1:] {
+		if n := len(strings.Split(l, ",")); n != cols {
+			t.Errorf("row has %d columns, header %d: %q", n, cols, l)
+		}
 	}
-	if h.Tag() != "READ" || h.TotalCount() != 1 {
-		t.Errorf("read back tag %q count %d, want READ 1", h.Tag(), h.TotalCount())
+	if !strings.Contains(lines[1], ",run,4,2,") || !strings.Contains(lines[1], ",10,0,0,3,") {
+		t.Errorf("row content: %q", lines[1])
 	}
 }

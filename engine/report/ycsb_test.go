@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -194,5 +195,95 @@ func TestMeasurementTypes(t *testing.T) {
 	}
 	if _, ok := got["READ"]["95thPercentileLatency(us)"]; ok {
 		t.Error("timeseries: YCSB exports no percentiles")
+	}
+}
+
+func sampleResult(intended bool, measurement string) *engine.PhaseResult {
+	set := &measure.Set{}
+	for i := 1; i <= 1000; i++ {
+		set.Record(measure.Slot(core.OpRead, measure.OK), int64(i)*1000) // 1..1000 µs
+		if intended {
+			set.Record(measure.Slot(core.OpRead, measure.OKIntended), int64(i)*2000)
+		}
+	}
+	set.Record(measure.Slot(core.OpUpdate, measure.Failed), 5000)
+	set.AddError(core.OpUpdate, "unavailable", 1)
+	set.SetCause(core.OpUpdate, "unavailable", "dial tcp 127.0.0.1:6879: connect: connection refused (redis://app:s3cret@127.0.0.1:6879)")
+	set.Record(measure.Slot(core.OpUpdate, measure.OK), 7000)
+	set.Ops = 1002
+	return &engine.PhaseResult{Phase: engine.PhaseRun, RunTime: 2 * time.Second, Set: set,
+		Percentiles: []float64{50, 95, 99}, Intended: intended, Measurement: measurement, OpNames: core.OpNames}
+}
+
+func TestOrdinal(t *testing.T) {
+	cases := map[float64]string{50: "50th", 95: "95th", 99: "99th", 1: "1st", 2: "2nd", 3: "3rd", 11: "11th", 99.9: "99.9", 21: "21st"}
+	for in, want := range cases {
+		if got := ordinal(in); got != want {
+			t.Errorf("ordinal(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The report must parse like YCSB's: "[NAME], Measurement, value" lines
+// with the names and values scripts look for.
+func TestWriteYCSB(t *testing.T) {
+	var b bytes.Buffer
+	WriteYCSB(&b, sampleResult(true, "both"))
+	out := b.String()
+	line := regexp.MustCompile(`^\[[A-Z][A-Za-z_%-]*\], [^,]+, -?[0-9.E]+$`)
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(l, "# ") {
+			continue // benchtop's comments (the last error of a kind)
+		}
+		if !line.MatchString(l) {
+			t.Errorf("not a YCSB report line: %q", l)
+		}
+	}
+	for _, want := range []string{
+		"[OVERALL], RunTime(ms), 2000\n",
+		"[OVERALL], Throughput(ops/sec), 501.0\n",
+		"[READ], Operations, 1000\n",
+		"[READ], MinLatency(us), 1\n",
+		"[READ], 50thPercentileLatency(us), 500\n",
+		"[READ], 99thPercentileLatency(us), 990\n",
+		"[READ], Return=OK, 1000\n",
+		"[Intended-READ], Operations, 1000\n",
+		"[Intended-READ], 99thPercentileLatency(us), 1980\n",
+		"[UPDATE], Return=OK, 1\n",
+		"[UPDATE], Return=ERROR, 1\n",
+		"[UPDATE-FAILED], Operations, 1\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	WriteYCSB(&b, sampleResult(true, "op"))
+	if strings.Contains(b.String(), "Intended-") {
+		t.Errorf("measurement.interval=op printed intended blocks")
+	}
+}
+
+// The errors of a kind come with their count and the latest message,
+// masked, after YCSB's Return= lines, which stay as they were; the JSON
+// carries them too.
+func TestErrorLinesAndCause(t *testing.T) {
+	var b bytes.Buffer
+	res := sampleResult(false, "op")
+	WriteYCSB(&b, res)
+	out := b.String()
+	for _, want := range []string{
+		"[UPDATE], Return=OK, 1\n[UPDATE], Return=ERROR, 1\n[UPDATE], Errors(unavailable), 1\n",
+		"# last unavailable: dial tcp 127.0.0.1:6879: connect: connection refused (redis://app:****@127.0.0.1:6879)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "s3cret") {
+		t.Error("the password reached the report")
+	}
+	if strings.Contains(out, "[READ], Errors(") {
+		t.Error("error lines for an operation without errors")
 	}
 }

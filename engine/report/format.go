@@ -1,0 +1,83 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"benchtop/adapters"
+	"benchtop/engine/units"
+)
+
+// FormatDuration renders a latency compactly: 850ns, 2.1µs, 11.0ms, 1.20s.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0"
+	case d < time.Microsecond:
+		return fmt.Sprintf("%dns", d.Nanoseconds())
+	case d < time.Millisecond:
+		return trimFloat(float64(d)/1e3) + "µs"
+	case d < time.Second:
+		return trimFloat(float64(d)/1e6) + "ms"
+	}
+	return trimFloat(float64(d)/1e9) + "s"
+}
+
+func trimFloat(f float64) string {
+	switch {
+	case f >= 100:
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	case f >= 10:
+		return strconv.FormatFloat(f, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(f, 'f', 2, 64)
+}
+
+// FormatCount renders an integer with thousands separators.
+func FormatCount(n int64) string { return units.Count(n) }
+
+// MaskCause makes an error message fit for a screen or a report: one
+// line, and every URL in it with its password masked.
+func MaskCause(msg string) string {
+	fields := strings.Fields(msg)
+	for i, f := range fields {
+		if strings.Contains(f, "@") {
+			fields[i] = adapters.MaskURL(f)
+		}
+	}
+	return strings.Join(fields, " ")
+}
+
+// maskCauses is MaskCause over a map of causes by kind (nil for none).
+func maskCauses(c map[string]string) map[string]string {
+	if len(c) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(c))
+	for k, v := range c {
+		out[k] = MaskCause(v)
+	}
+	return out
+}
+
+// usf is a latency in microseconds, as the JSON summary and the CSV
+// carry them.
+func usf(d time.Duration) float64 { return float64(d) / 1e3 }
+
+// cpuText is a CPU percentage, or n/a when it was not measured.
+func cpuText(pct float64) string {
+	if pct < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%3.0f%%", pct)
+}
+
+// cpuJSON is a CPU percentage for JSON: null when it was not measured.
+func cpuJSON(pct float64) *float64 {
+	if pct < 0 {
+		return nil
+	}
+	return &pct
+}

@@ -1,0 +1,175 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"sort"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"benchtop/engine"
+	"benchtop/engine/measure"
+	"benchtop/engine/units"
+)
+
+// WriteText writes the whole final report: a preceding load phase as
+// [LOAD] lines, the main phase in YCSB's format, the segments table, and
+// the data-integrity line when checked.
+func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
+	if len(results) == 0 {
+		return
+	}
+	writeMetaComment(w, info)
+	main := results[len(results)-1]
+	for _, r := range results[:len(results)-1] {
+		WriteLoadSummary(w, r)
+	}
+	WriteYCSB(w, main)
+	if main.Set.Integrity > 0 || info.Properties["dataintegrity"] == "true" {
+		fmt.Fprintf(w, "[VERIFY], Mismatches, %d\n", main.Set.Integrity)
+	}
+	// What benchtop adds after the YCSB part: comment lines only (and the
+	// workloads' own measurement lines, [STREAM], ...).
+	var extra bytes.Buffer
+	if main.Closing != nil && main.Closing.Text != nil {
+		main.Closing.Text(&extra)
+	}
+	if main.Closing != nil {
+		for _, p := range main.Closing.Problems {
+			fmt.Fprintf(&extra, "# PROBLEM: %s\n", p)
+		}
+	}
+	if main.Interrupted {
+		fmt.Fprintf(&extra, "# interrupted: the report covers what ran until the stop\n")
+	}
+	writeGCComment(&extra, main)
+	WriteSegments(&extra, main.Segments)
+	writeVerdicts(&extra, Verdicts(results, info))
+	commented(w, extra.Bytes())
+}
+
+// WriteYCSB writes one phase's report in YCSB's text format. label is
+// "OVERALL" for the main phase; a load phase run before the run phase is
+// written with WriteLoadSummary instead.
+func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
+	fmt.Fprintf(w, "[OVERALL], RunTime(ms), %d\n", res.RunTime.Milliseconds())
+	fmt.Fprintf(w, "[OVERALL], Throughput(ops/sec), %s\n", units.JavaDouble(res.Throughput()))
+	writeGC(w, res)
+	set := res.Set
+	showOp := res.Measurement != "intended" || !res.Intended
+	showIntended := res.Intended
+	if res.Measurement == "op" {
+		showIntended = false
+		showOp = true
+	}
+	m := measurementWriter{res: res}
+	for op := 0; op < len(res.OpNames) && op < measure.NumOps; op++ {
+		name := res.OpNames[op]
+		ok := set.H[measure.Slot(op, measure.OK)]
+		failed := set.H[measure.Slot(op, measure.Failed)]
+		if (ok == nil || ok.TotalCount() == 0) && (failed == nil || failed.TotalCount() == 0) {
+			continue
+		}
+		if showOp {
+			if ok != nil && ok.TotalCount() > 0 {
+				m.head(w, name, ok)
+			} else {
+				fmt.Fprintf(w, "[%s], Operations, 0\n", name)
+			}
+			writeReturns(w, name, ok, set.Errors[op])
+			if ok != nil && ok.TotalCount() > 0 {
+				m.tail(w, name, ok, measure.Slot(op, measure.OK))
+			}
+			writeErrors(w, name, set.Errors[op], set.Causes[op])
+			if failed != nil && failed.TotalCount() > 0 {
+				m.head(w, name+"-FAILED", failed)
+				m.tail(w, name+"-FAILED", failed, measure.Slot(op, measure.Failed))
+			}
+		}
+		if showIntended {
+			iok := set.H[measure.Slot(op, measure.OKIntended)]
+			ifailed := set.H[measure.Slot(op, measure.FailedIntended)]
+			if iok != nil && iok.TotalCount() > 0 {
+				m.head(w, "Intended-"+name, iok)
+				if !showOp {
+					writeReturns(w, "Intended-"+name, iok, set.Errors[op])
+					writeErrors(w, name, set.Errors[op], set.Causes[op])
+				}
+				m.tail(w, "Intended-"+name, iok, measure.Slot(op, measure.OKIntended))
+			}
+			if ifailed != nil && ifailed.TotalCount() > 0 {
+				m.head(w, "Intended-"+name+"-FAILED", ifailed)
+				m.tail(w, "Intended-"+name+"-FAILED", ifailed, measure.Slot(op, measure.FailedIntended))
+			}
+		}
+		if oor := set.OutOfRange[measure.Slot(op, measure.OK)] + set.OutOfRange[measure.Slot(op, measure.OKIntended)]; oor > 0 {
+			fmt.Fprintf(w, "[%s], OutOfRange(>1h), %d\n", name, oor)
+		}
+	}
+	writeCleanup(w, res, showOp, showIntended)
+}
+
+// returnName maps an error kind to YCSB's status name.
+func returnName(kind string) string {
+	switch kind {
+	case "not_found":
+		return "NOT_FOUND"
+	case "integrity":
+		return "UNEXPECTED_STATE"
+	}
+	return "ERROR"
+}
+
+func writeReturns(w io.Writer, name string, ok *hdr.Histogram, errs map[string]int64) {
+	var n int64
+	if ok != nil {
+		n = ok.TotalCount()
+	}
+	fmt.Fprintf(w, "[%s], Return=OK, %d\n", name, n)
+	byStatus := map[string]int64{}
+	for k, c := range errs {
+		byStatus[returnName(k)] += c
+	}
+	keys := make([]string, 0, len(byStatus))
+	for k := range byStatus {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "[%s], Return=%s, %d\n", name, k, byStatus[k])
+	}
+}
+
+// writeErrors adds benchtop's own error lines after YCSB's Return= lines:
+// per kind the count, `[READ], Errors(unavailable), 12`, and the latest
+// message as a comment, `# last unavailable: dial tcp ...: connection
+// refused` (credentials masked), the cause a user can act on.
+func writeErrors(w io.Writer, name string, errs map[string]int64, causes map[string]string) {
+	kinds := make([]string, 0, len(errs))
+	for k := range errs {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(w, "[%s], Errors(%s), %d\n", name, k, errs[k])
+		if c := causes[k]; c != "" {
+			fmt.Fprintf(w, "# last %s: %s\n", k, MaskCause(c))
+		}
+	}
+}
+
+// WriteLoadSummary writes a load phase that ran before the run phase as
+// [LOAD] lines, so that [OVERALL] stays the run phase's.
+func WriteLoadSummary(w io.Writer, res *engine.PhaseResult) {
+	fmt.Fprintf(w, "[LOAD], RunTime(ms), %d\n", res.RunTime.Milliseconds())
+	fmt.Fprintf(w, "[LOAD], Throughput(ops/sec), %s\n", units.JavaDouble(res.Throughput()))
+	fmt.Fprintf(w, "[LOAD], Operations, %d\n", res.Set.Ops)
+	var errs int64
+	for _, m := range res.Set.Errors {
+		for _, n := range m {
+			errs += n
+		}
+	}
+	fmt.Fprintf(w, "[LOAD], Errors, %d\n", errs)
+}
