@@ -132,6 +132,7 @@ type Model struct {
 	ops        opstable.Model
 	host       hostpanel.Model
 	segments   segments.Model
+	parts      partitions.Model
 	errs       errpanel.Model
 
 	view     viewID
@@ -178,6 +179,7 @@ func newModel(opts Options, theme themes.Theme) *Model {
 		ops:        opstable.New(ctx),
 		host:       hostpanel.New(ctx),
 		segments:   segments.New(ctx),
+		parts:      partitions.New(ctx),
 		errs:       errpanel.New(ctx),
 	}
 	for i, n := range themes.Names() {
@@ -185,7 +187,7 @@ func newModel(opts Options, theme themes.Theme) *Model {
 			m.themeNo = i
 		}
 	}
-	m.prompt = prompt.New(prompt.Limits{
+	m.prompt = prompt.New(ctx, prompt.Limits{
 		MaxThreads: MaxThreads, MaxPartitions: MaxPartitions,
 		CanRepartition: opts.Info.CanRepartition, Adapter: opts.Info.Adapter,
 		MinWindow: 10 * time.Second, MaxWindow: history.Window,
@@ -620,10 +622,11 @@ func (m *Model) rebuild() {
 	}
 	helpLine := common.Fit(" "+m.help.ShortHelpView(bindings), w)
 	if m.prompt.IsOpen() {
-		helpLine = m.prompt.View(m.ctx.Styles, w)
+		m.prompt.SetSize(w, 1)
+		helpLine = m.prompt.View()
 	}
 
-	m.header.SetSize(w)
+	m.header.SetSize(w, header.Height)
 	m.header.Render(m.hist, header.State{
 		Finished:       m.closed,
 		Stopping:       m.stopping && !m.closed,
@@ -646,7 +649,9 @@ func (m *Model) rebuild() {
 	case m.view == viewSegments:
 		body = m.segmentsBody(w, bodyH)
 	case m.view == viewPartitions && m.hist.Stream != nil:
-		body = partitions.Render(m.hist.Stream, m.ctx.Styles, m.ctx.Bordered, w, bodyH)
+		m.parts.SetSize(w, bodyH)
+		m.parts.Render(m.hist.Stream)
+		body = m.parts.View()
 	default:
 		body = m.mainBody(w, bodyH)
 	}
