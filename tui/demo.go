@@ -9,6 +9,9 @@ import (
 	"benchtop/tui/components/segments"
 )
 
+// This file follows a scripted demo (Options.Demo): the step reached, the
+// caption that says it and the end card.
+
 // advanceDemo moves the demo's caption on for every event that is its
 // next step.
 func (m *Model) advanceDemo(evs []engine.Event) {
@@ -65,12 +68,4 @@ func (m *Model) endCard(w, h int) string {
 	m.segments.Render(m.hist)
 	lines := append(intro, strings.Split(m.segments.View(), "\n")...)
 	return common.Block(lines, w, h)
-}
-
-// viewers is how many SSH viewers watch, -1 when nobody serves them.
-func (m *Model) viewers() int {
-	if m.opts.Viewers == nil {
-		return -1
-	}
-	return m.opts.Viewers()
 }

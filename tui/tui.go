@@ -1,7 +1,3 @@
-// Package tui is benchtop's full-screen terminal interface: a bubbletea
-// program that draws the engine's snapshots (throughput, latency, host,
-// segments) while the run goes on and turns keys into the engine's live
-// controls. It only reads snapshots and calls the engine.Controller.
 package tui
 
 import (
@@ -12,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -19,7 +16,21 @@ import (
 	"benchtop/engine"
 	"benchtop/themes"
 	"benchtop/tui/common"
+	"benchtop/tui/components/errpanel"
+	"benchtop/tui/components/header"
+	"benchtop/tui/components/hostpanel"
+	"benchtop/tui/components/latency"
+	"benchtop/tui/components/opstable"
+	"benchtop/tui/components/partitions"
+	"benchtop/tui/components/prompt"
+	"benchtop/tui/components/segments"
+	"benchtop/tui/components/throughput"
+	"benchtop/tui/history"
+	"benchtop/tui/keys"
 )
+
+// This file is the way in: Run and NewSession, and newModel, which builds
+// the root model (model.go) both of them run.
 
 // Options is what Run needs.
 type Options struct {
@@ -174,6 +185,54 @@ func NewSession(opts Options) (tea.Model, error) {
 		return nil, errors.New("tui: no controller for a session that may control")
 	}
 	return newModel(opts, theme), nil
+}
+
+// newModel builds the root model: the program context its components
+// share, the components, and the backlog of snapshots read.
+func newModel(opts Options, theme themes.Theme) *Model {
+	if opts.Interval <= 0 {
+		opts.Interval = time.Second
+	}
+	ctx := &common.Context{
+		Styles:   stylesFor(opts.Renderer, theme),
+		Info:     opts.Info,
+		Interval: opts.Interval,
+		Baseline: opts.Baseline,
+	}
+	m := &Model{
+		ctx:        ctx,
+		opts:       opts,
+		keys:       keys.Keys,
+		help:       help.New(),
+		hist:       history.New(opts.Interval),
+		header:     header.New(ctx),
+		throughput: throughput.New(ctx),
+		latency:    latency.New(ctx),
+		ops:        opstable.New(ctx),
+		host:       hostpanel.New(ctx),
+		segments:   segments.New(ctx),
+		parts:      partitions.New(ctx),
+		errs:       errpanel.New(ctx),
+	}
+	for i, n := range themes.Names() {
+		if n == theme.Name {
+			m.themeNo = i
+		}
+	}
+	m.prompt = prompt.New(ctx, prompt.Limits{
+		MaxThreads: MaxThreads, MaxPartitions: MaxPartitions,
+		CanRepartition: opts.Info.CanRepartition, Adapter: opts.Info.Adapter,
+		MinWindow: 10 * time.Second, MaxWindow: history.Window,
+		Themes: themes.Names(), ReadOnly: opts.ReadOnly,
+	})
+	for _, s := range opts.Backlog {
+		m.addSnapshot(s)
+	}
+	if opts.Notice != "" {
+		m.notice = opts.Notice
+	}
+	m.styleHelp()
+	return m
 }
 
 // SessionFPS is the frame rate of every screen: plenty for a dashboard,

@@ -1,4 +1,5 @@
-// Package common is what every TUI component shares: the program context
+// Package common is what every TUI component shares: the contract each
+// keeps (Component and Renderer, component.go), the program context
 // (screen size, styles, run info) and the small drawing helpers that keep
 // every component's output exactly as wide and as tall as it was given, so
 // that resizes never leave garbage on screen.

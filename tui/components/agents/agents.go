@@ -34,6 +34,8 @@ type Model struct {
 	view string
 }
 
+var _ common.Renderer[[]engine.AgentRow] = (*Model)(nil)
+
 // New returns an Agents panel drawing with ctx.
 func New(ctx *common.Context) Model { return Model{ctx: ctx} }
 

@@ -78,6 +78,8 @@ type Model struct {
 	view string
 }
 
+var _ common.Renderer[*history.History] = (*Model)(nil)
+
 // New returns an errors panel drawing with ctx.
 func New(ctx *common.Context) Model { return Model{ctx: ctx} }
 

@@ -29,7 +29,7 @@ func TestHeaderThreadsPerAgent(t *testing.T) {
 		snap := &engine.Snapshot{Phase: engine.PhaseRun, Elapsed: time.Second, Threads: 8, Agents: c.agents}
 		ctx := &common.Context{Width: 160, Height: 40, Styles: themes.NewStyles(th), Info: engine.Info{Adapter: "redis"}}
 		m := New(ctx)
-		m.SetSize(160)
+		m.SetSize(160, Height)
 		h := history.New(time.Second)
 		h.Add(snap)
 		m.Render(h, State{})

@@ -36,24 +36,26 @@ type State struct {
 
 // Model is the header component.
 type Model struct {
-	ctx   *common.Context
-	width int
-	view  string
+	ctx           *common.Context
+	width, height int
+	view          string
 }
+
+var _ common.Component = (*Model)(nil)
 
 // New returns a header drawing with ctx.
 func New(ctx *common.Context) Model { return Model{ctx: ctx} }
 
-// SetSize sets the width (the height is fixed).
-func (m *Model) SetSize(w int) { m.width = w }
+// SetSize sets the outer size: the header has two lines, so the screen
+// gives it Height; a smaller h cuts the second line.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 
 // View returns the header drawn by the last Render.
 func (m Model) View() string { return m.view }
 
 // Render draws the header from the history and the UI state.
 func (m *Model) Render(h *history.History, s State) {
-	w := m.width
-	m.view = common.Block([]string{m.line1(h, s), m.line2(h, s)}, w, Height)
+	m.view = common.Block([]string{m.line1(h, s), m.line2(h, s)}, m.width, m.height)
 }
 
 func (m *Model) line1(h *history.History, s State) string {

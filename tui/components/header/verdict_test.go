@@ -28,7 +28,7 @@ func TestHeaderThresholdMark(t *testing.T) {
 	} {
 		ctx := &common.Context{Width: 160, Height: 40, Styles: themes.NewStyles(th), Info: engine.Info{Adapter: "memory", Thresholds: c.thresholds}}
 		m := New(ctx)
-		m.SetSize(160)
+		m.SetSize(160, Height)
 		h := history.New(time.Second)
 		h.Add(snap)
 		m.Render(h, State{})
@@ -45,7 +45,7 @@ func TestHeaderThresholdMark(t *testing.T) {
 	load.Phase = engine.PhaseLoad
 	ctx := &common.Context{Width: 160, Height: 40, Styles: themes.NewStyles(th), Info: engine.Info{Command: "run", Thresholds: []string{"READ.p99<1ms"}}}
 	m := New(ctx)
-	m.SetSize(160)
+	m.SetSize(160, Height)
 	h := history.New(time.Second)
 	h.Add(&load)
 	m.Render(h, State{})

@@ -43,6 +43,8 @@ type Model struct {
 	view string
 }
 
+var _ common.Renderer[*history.History] = (*Model)(nil)
+
 // New returns a latency panel drawing with ctx.
 func New(ctx *common.Context) Model { return Model{ctx: ctx} }
 

@@ -26,6 +26,8 @@ type Model struct {
 	view         string
 }
 
+var _ common.Renderer[*history.History] = (*Model)(nil)
+
 // New returns an operations table drawing with ctx.
 func New(ctx *common.Context) Model { return Model{ctx: ctx} }
 

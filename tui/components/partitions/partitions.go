@@ -6,7 +6,8 @@
 // grid of one cell per partition instead.
 //
 // Render is a pure function of the view (engine.PartitionsView), the styles
-// and the size; it always returns exactly w x h cells.
+// and the size; it always returns exactly w x h cells. Model is the same
+// drawing as a component of the screen (common.Renderer).
 package partitions
 
 import (
@@ -43,6 +44,31 @@ func countHeld(v *engine.PartitionsView) int {
 		}
 	}
 	return n
+}
+
+// Model is the Partitions panel as a component of the screen: it draws
+// with the context's styles and frame what the function Render draws with
+// the ones it is given.
+type Model struct {
+	ctx  *common.Context
+	w, h int
+	view string
+}
+
+var _ common.Renderer[*engine.PartitionsView] = (*Model)(nil)
+
+// New returns a Partitions panel drawing with ctx.
+func New(ctx *common.Context) Model { return Model{ctx: ctx} }
+
+// SetSize sets the outer size of the panel.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// View returns the panel drawn by the last Render.
+func (m Model) View() string { return m.view }
+
+// Render draws the panel for view v (nil: the stream has not started).
+func (m *Model) Render(v *engine.PartitionsView) {
+	m.view = Render(v, m.ctx.Styles, m.ctx.Bordered, m.w, m.h)
 }
 
 // Render draws the panel for view v in an outer size of w x h, boxed when

@@ -4,25 +4,32 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"benchtop/themes"
 	"benchtop/tui/common"
 )
 
 // Model is the prompt line: a text input with the check of what is typed
 // beside it.
 type Model struct {
+	ctx    *common.Context
+	w, h   int
 	input  textinput.Model
 	Limits Limits
 	open   bool
 }
 
-// New returns a closed prompt.
-func New(lim Limits) Model {
+var _ common.Component = (*Model)(nil)
+
+// New returns a closed prompt drawing with ctx and checking against lim.
+func New(ctx *common.Context, lim Limits) Model {
 	in := textinput.New()
 	in.Prompt = ": "
 	in.CharLimit = 120
-	return Model{input: in, Limits: lim}
+	return Model{ctx: ctx, input: in, Limits: lim}
 }
+
+// SetSize sets the outer size: the prompt is one line, so the screen
+// gives it 1.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
 // Open shows the prompt, empty and focused.
 func (m *Model) Open() {
@@ -53,9 +60,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // Check is the parse of what is typed so far.
 func (m *Model) Check() (Command, error) { return Parse(m.input.Value(), m.Limits) }
 
-// View draws the prompt line w cells wide: the input, then the hint for an
-// empty line or the error of what is typed.
-func (m *Model) View(st themes.Styles, w int) string {
+// View draws the prompt line at the size set: the input, then the hint
+// for an empty line or the error of what is typed.
+func (m *Model) View() string { return common.Block([]string{m.line(m.w)}, m.w, m.h) }
+
+// line is the prompt line w cells wide.
+func (m *Model) line(w int) string {
+	st := m.ctx.Styles
 	m.input.PromptStyle = st.Accent
 	m.input.TextStyle = st.Text
 	m.input.Cursor.Style = st.Accent
