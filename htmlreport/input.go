@@ -2,11 +2,13 @@
 // over: its metadata, throughput and latency over time with every change
 // marked, the latency percentile spectrum per operation, the client's CPU
 // and network, the segments (what-if) table, the stream and time-series
-// tables, and what limited the run. It reads the exports benchtop writes
-// (the JSON summary, the HDR interval log, the CSV time series), so that a
-// report made later from saved files equals the one written at the end of
-// the run. Charts are drawn with gonum.org/v1/plot: SVG inlined in the
-// page, PNG for slides. The page fetches nothing.
+// tables, and what limited the run. `benchtop report` reads a run from the
+// exports benchtop writes (the JSON summary, the HDR interval log, the CSV
+// time series: input.go); a live run's --html takes the same figures from
+// the run itself (Recorder, recorder.go), so that a report made later from
+// saved files equals the one written at the end of the run. Charts are
+// drawn with gonum.org/v1/plot: SVG inlined in the page, PNG for slides.
+// The page fetches nothing.
 package htmlreport
 
 import (

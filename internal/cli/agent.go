@@ -1,0 +1,146 @@
+package cli
+
+// benchtop agent: a client machine of a fleet run. It runs nothing until
+// an authenticated coordinator (fleet.go) sends it a run.
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"strings"
+
+	"benchtop/fleet"
+)
+
+// agentOptions are `benchtop agent`'s flags.
+type agentOptions struct {
+	Listen    string
+	Stdio     bool
+	TokenFile string
+	TLSCert   string
+	TLSKey    string
+	Once      bool
+}
+
+const agentUsage = `Usage:
+  benchtop agent --listen ADDR [--token-file FILE] [--tls-cert FILE --tls-key FILE] [--once]
+  benchtop agent --stdio          (run by a coordinator's --ssh through OpenSSH)
+
+An agent runs nothing until an authenticated coordinator (benchtop run ...
+--agents HOST:PORT) sends it a run. The shared token comes from --token-file
+or BENCHTOP_TOKEN, never from the command line; without one the agent
+listens on loopback only. --once exits after one run (a Kubernetes Job).`
+
+// errAgentHelp is --help: the usage on stdout, exit status 0.
+var errAgentHelp = errors.New("help")
+
+// parseAgentArgs reads `benchtop agent`'s flags.
+func parseAgentArgs(args []string) (*agentOptions, error) {
+	o := &agentOptions{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name := strings.TrimLeft(a, "-")
+		val, hasVal := "", false
+		if k, v, ok := strings.Cut(name, "="); ok {
+			name, val, hasVal = k, v, true
+		}
+		need := func() (string, error) {
+			if hasVal {
+				return val, nil
+			}
+			if i+1 >= len(args) {
+				return "", usagef("agent: flag --%s needs a value", name)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch name {
+		case "listen":
+			o.Listen, err = need()
+		case "stdio":
+			o.Stdio = true
+		case "once":
+			o.Once = true
+		case "token-file":
+			o.TokenFile, err = need()
+		case "tls-cert":
+			o.TLSCert, err = need()
+		case "tls-key":
+			o.TLSKey, err = need()
+		case "token":
+			return nil, usagef("agent: --token: a token on the command line is visible to every user of the machine; use --token-file FILE or %s", fleet.TokenEnv)
+		case "h", "help":
+			return nil, errAgentHelp
+		default:
+			return nil, usagef("agent: unknown flag %q (allowed: --listen, --stdio, --once, --token-file, --tls-cert, --tls-key)", a)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case o.Stdio && o.Listen != "":
+		return nil, usagef("agent: --listen and --stdio exclude each other")
+	case !o.Stdio && o.Listen == "":
+		return nil, usagef("agent: --listen ADDR (e.g. 0.0.0.0:7070 with a token) or --stdio is needed")
+	case (o.TLSCert == "") != (o.TLSKey == ""):
+		return nil, usagef("agent: --tls-cert and --tls-key go together")
+	case o.Stdio && o.TLSCert != "":
+		return nil, usagef("agent: --tls-cert: not with --stdio (ssh encrypts the channel)")
+	}
+	return o, nil
+}
+
+// agentCommand is `benchtop agent`: it serves coordinators until a
+// signal (TCP) or for one session (stdio). Its log goes to stderr; with
+// --stdio, stdin and stdout are the protocol's.
+func agentCommand(st *State, args []string) int {
+	o, err := parseAgentArgs(args)
+	if errors.Is(err, errAgentHelp) {
+		fmt.Fprintln(st.Stdout, agentUsage)
+		return exitOK
+	}
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	token, err := fleet.LoadToken(o.TokenFile)
+	if err != nil {
+		st.tell("agent: %v", err)
+		return exitUsage
+	}
+	cfg := fleet.AgentConfig{Token: token, Log: st.Stderr, Version: "benchtop (development build)", Once: o.Once}
+	if o.Stdio {
+		if err := fleet.ServeStdio(st.ctx(), st.Stdin, st.Stdout, cfg); err != nil {
+			return exitFailure
+		}
+		return exitOK
+	}
+	var tlsCfg *tls.Config
+	if o.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+		if err != nil {
+			st.tell("agent: --tls-cert %s / --tls-key %s: %v", o.TLSCert, o.TLSKey, err)
+			return exitUsage
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	ln, err := fleet.Listen(o.Listen, token, tlsCfg)
+	if err != nil {
+		st.tell("agent: %v", err)
+		return exitUsage
+	}
+	mode := "no token: loopback only"
+	if token != "" {
+		mode = "token required"
+	}
+	if tlsCfg != nil {
+		mode += ", TLS"
+	}
+	fmt.Fprintf(st.Stderr, "benchtop agent: listening on %s (%s)\n", ln.Addr(), mode)
+	if err := fleet.ServeListener(st.ctx(), ln, cfg); err != nil {
+		st.tell("agent: %v", err)
+		return exitFailure
+	}
+	return exitOK
+}

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"time"
+
+	"benchtop/engine/steps"
+	"benchtop/internal/output"
+)
+
+// options are a run's command line, parsed (parse.go) by one pass over
+// its flags (flags.go).
+type options struct {
+	Command  string // load, run, demo (run once the mode is known)
+	DB       string
+	Props    map[string]string
+	Workload string // label, from the last -P file
+	Headless bool
+	Status   bool         // -s
+	Exports  output.Paths // --json, --timeseries, --hdr-log, --html
+	Theme    string
+	Steps    []steps.Step
+	NoArgs   bool     // benchtop alone: the live screen on the memory store
+	Args     []string // as given, for the run's metadata (masked there)
+	// --duration and --threshold (thresholds.go).
+	Duration   time.Duration
+	Thresholds []string
+	Screen     screenFlags // --log, --serve-ssh, --ssh-*-keys (screenflags.go)
+	// --baseline files as given, and the run they hold.
+	BaselineFiles []string
+	Baseline      *output.Baseline
+	Fleet         fleetFlags // --agents, --ssh, ... (fleetflags.go)
+}
+
+// flagValues are what the flags gave before the properties are assembled
+// (props.go).
+type flagValues struct {
+	fileProps, cliProps map[string]string
+	threads, target     string
+	sweep, step         string
+}

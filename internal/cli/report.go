@@ -1,0 +1,132 @@
+package cli
+
+// benchtop report: a run's saved exports rendered as the HTML page a live
+// run's --html writes (internal/output reads them, htmlreport draws).
+
+import (
+	"strings"
+
+	"benchtop/htmlreport"
+	"benchtop/internal/output"
+)
+
+const reportUsage = `usage: benchtop report RUN.json [--hdr-log RUN.hlog] [--timeseries RUN.csv] -o REPORT.html [--png DIR]
+       benchtop report --compare BASELINE.json RUN.json [--hdr-log B.hlog --hdr-log R.hlog] [--timeseries B.csv --timeseries R.csv] -o REPORT.html`
+
+// reportArgs is the parsed command line of `benchtop report`.
+type reportArgs struct {
+	jsons, hlogs, csvs []string
+	out, png           string
+	compare            bool
+}
+
+func parseReportArgs(args []string) (*reportArgs, error) {
+	a := &reportArgs{}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if !strings.HasPrefix(arg, "-") || arg == "-" {
+			a.jsons = append(a.jsons, arg)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		need := func() (string, error) {
+			if hasVal {
+				return val, nil
+			}
+			if i+1 >= len(args) {
+				return "", usagef("report: flag -%s needs a value", name)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		var v string
+		switch name {
+		case "o", "output":
+			v, err = need()
+			a.out = v
+		case "hdr-log":
+			v, err = need()
+			a.hlogs = append(a.hlogs, v)
+		case "timeseries":
+			v, err = need()
+			a.csvs = append(a.csvs, v)
+		case "png":
+			v, err = need()
+			a.png = v
+		case "compare":
+			a.compare = true
+		case "h", "help":
+			return nil, usagef("%s", reportUsage)
+		default:
+			return nil, usagef("report: unknown flag %q (allowed: -o, --hdr-log, --timeseries, --png, --compare)", arg)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	want := 1
+	if a.compare {
+		want = 2
+	}
+	switch {
+	case len(a.jsons) != want && a.compare:
+		return nil, usagef("report --compare: expected two JSON summaries (baseline, then run), got %d", len(a.jsons))
+	case len(a.jsons) != want:
+		return nil, usagef("report: expected one JSON summary (benchtop run --json FILE), got %d (two runs: --compare)", len(a.jsons))
+	case a.out == "":
+		return nil, usagef("report: -o FILE is required (the HTML page to write)")
+	case len(a.hlogs) > want:
+		return nil, usagef("report: %d --hdr-log files for %d runs", len(a.hlogs), want)
+	case len(a.csvs) > want:
+		return nil, usagef("report: %d --timeseries files for %d runs", len(a.csvs), want)
+	}
+	if err := output.CheckWritable(a.out); err != nil {
+		return nil, usagef("report: -o %s: %v", a.out, err)
+	}
+	return a, nil
+}
+
+// reportCommand is `benchtop report`: it renders saved exports as HTML.
+func reportCommand(st *State, args []string) int {
+	a, err := parseReportArgs(args)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	var runs []*htmlreport.Run
+	for i, path := range a.jsons {
+		run, err := output.ReadRun(path, at(a.hlogs, i), at(a.csvs, i))
+		if err != nil {
+			st.tell("report: %s", output.OneLine(err))
+			return exitUsage
+		}
+		runs = append(runs, run)
+	}
+	var rep *htmlreport.Report
+	if a.compare {
+		rep = htmlreport.Compare(runs[0], runs[1], a.jsons[0], a.jsons[1])
+	} else {
+		rep = htmlreport.Build(runs[0])
+	}
+	if err := htmlreport.WriteFile(a.out, rep); err != nil {
+		st.tell("report: %s", output.OneLine(err))
+		return exitFailure
+	}
+	st.tell("wrote %s", a.out)
+	if a.png != "" {
+		paths, err := htmlreport.WritePNGs(rep, a.png)
+		if err != nil {
+			st.tell("report: --png %s: %s", a.png, output.OneLine(err))
+			return exitFailure
+		}
+		st.tell("wrote %d charts into %s", len(paths), a.png)
+	}
+	return exitOK
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return ""
+}

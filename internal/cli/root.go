@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"benchtop/adapters"
+	"benchtop/engine"
+)
+
+// Main runs benchtop: args is the command line without the program's
+// name, sigs the process's SIGINT and SIGTERM as caught from its start
+// (nil: none). It returns the exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
+	st := newState(args, stdin, stdout, stderr, sigs) // first: signals count from here
+	defer st.close()
+	cmd, rest, err := route(args)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	return cmd.run(st, rest)
+}
+
+// command is one subcommand: how it is typed, its line in the help and
+// what runs it (with the arguments after its name).
+type command struct {
+	name     string
+	aliases  []string
+	synopsis string // its arguments, after "benchtop" in the help
+	summary  string
+	hidden   bool // not in the help
+	run      func(st *State, args []string) int
+}
+
+// commands are benchtop's subcommands. The first is benchtop alone: the
+// live screen on the memory store.
+func commands() []command {
+	return []command{
+		{summary: "live screen: workload A on the embedded memory store", run: runAs("")},
+		{name: "load", synopsis: "load DATABASE [flags]", summary: "YCSB load phase", run: runAs("load")},
+		{name: "run", synopsis: "run  DATABASE [flags]", summary: "YCSB run phase (memory: loads first)", run: runAs("run")},
+		{name: "agent", synopsis: "agent --listen ADDR | --stdio", summary: "a client machine of a fleet run (benchtop agent --help)", run: agentCommand},
+		{name: "demo", synopsis: "demo", summary: "a scripted scenario that plays by itself", run: runAs("demo")},
+		{name: "list", aliases: []string{"adapters"}, synopsis: "list", summary: "the adapters", run: listCommand},
+		{name: "help", aliases: []string{"-h", "--help", "-help"}, synopsis: "help", run: helpCommand},
+		{name: "report", hidden: true, run: reportCommand},
+		{name: "version", aliases: []string{"--version", "-version"}, hidden: true, run: versionCommand},
+	}
+}
+
+// route finds the command of args and the arguments that follow its
+// name. Flags without a command are a run on the memory store.
+func route(args []string) (command, []string, error) {
+	cmds := commands()
+	if len(args) == 0 {
+		return cmds[0], nil, nil
+	}
+	for _, c := range cmds[1:] {
+		if args[0] == c.name || slices.Contains(c.aliases, args[0]) {
+			return c, args[1:], nil
+		}
+	}
+	if strings.HasPrefix(args[0], "-") {
+		return command{run: runAs("run")}, args, nil
+	}
+	return command{}, nil, usagef("unknown command %q (allowed: load, run, demo, list, help)", args[0])
+}
+
+// runAs is the command that runs name: load, run, demo, or "" for
+// benchtop alone.
+func runAs(name string) func(*State, []string) int {
+	return func(st *State, args []string) int { return runCommand(st, name, args) }
+}
+
+// runCommand reads a run's command line and, once the mode is known, runs
+// it on this machine (run.go) or as a fleet's coordinator (fleet.go).
+func runCommand(st *State, name string, args []string) int {
+	o, err := parseRun(name, args, st.Args)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	if o.Command == "help" {
+		return helpCommand(st, nil)
+	}
+	st.Interactive = !o.Headless && st.Terminal
+	applyModeDefaults(o, st.Interactive)
+	if o.Fleet.enabled() {
+		return fleetRun(st, o)
+	}
+	return localRun(st, o)
+}
+
+func helpCommand(st *State, _ []string) int {
+	writeUsage(st.Stdout)
+	return exitOK
+}
+
+// writeUsage writes the help: its title, one line per command, then the
+// flags.
+func writeUsage(w io.Writer) {
+	fmt.Fprintf(w, "%s\n\nUsage:\n", usageTitle)
+	for _, c := range commands() {
+		if !c.hidden {
+			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  benchtop %-33s%s", c.synopsis, c.summary), " "))
+		}
+	}
+	fmt.Fprint(w, "\n"+usageFlags)
+}
+
+func versionCommand(st *State, _ []string) int {
+	fmt.Fprintln(st.Stdout, engine.Version()) // meta.go
+	return exitOK
+}
+
+func listCommand(st *State, _ []string) int {
+	for _, d := range adapters.Drivers() {
+		fmt.Fprintf(st.Stdout, "%-10s %s\n", d.Name, d.Description)
+	}
+	return exitOK
+}

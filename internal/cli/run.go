@@ -1,0 +1,254 @@
+package cli
+
+// A run on this machine: benchtop load|run|demo without agents.
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"benchtop/adapters"
+	"benchtop/engine"
+	"benchtop/engine/steps"
+	"benchtop/internal/output"
+	"benchtop/liblog"
+)
+
+// openTimeout bounds an adapter's connect.
+const openTimeout = 30 * time.Second
+
+// plan is a run ready to start.
+type plan struct {
+	runner  *engine.Runner
+	player  *steps.Player
+	exports *output.Exports
+	ycsb    *output.YCSB // exporter, exportfile, HDR files
+	viewers *viewers     // [screen] the snapshot fan-out and SSH viewers
+	note    string       // [screen] who may watch
+	sink    *liblog.Sink // [screen] library logging, never to the terminal
+}
+
+// localRun validates the configuration, opens the adapter, builds and
+// runs the run, writes the report and returns the exit status.
+func localRun(st *State, o *options) int {
+	cfg, warns, err := engine.NewConfig(o.Command, o.DB, o.Props)
+	if err != nil {
+		st.tell("%s", describeConfigErr(err))
+		return exitUsage
+	}
+	for _, w := range warns {
+		st.tell("%v", w)
+	}
+	// The exports' paths are checked before the database, so that a bad
+	// path fails fast; the files are created when the run starts.
+	if err := o.Exports.Check(); err != nil {
+		return st.fail(exitUsage, err)
+	}
+	ycsb, err := output.NewYCSB(cfg) // exporter, exportfile, HDR files
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	// [screen] Library logging never reaches the terminal (--log FILE).
+	sink, err := liblog.Open(o.Screen.Log)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	defer sink.Close()
+	if st.signalled() != nil {
+		return st.notStarted()
+	}
+	db, code := openAdapter(st, o)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	p, code := buildRun(st, o, cfg, db, ycsb)
+	if p == nil {
+		return code
+	}
+	defer p.player.Close()
+	p.sink = sink
+	if st.Interactive || o.Screen.ServeSSH != "" {
+		// [screen] The snapshots fan out to the screen and, with
+		// --serve-ssh, to SSH viewers.
+		p.viewers, p.note, err = startViewers(o, p.runner, func() (string, error) { return output.SaveRun(p.runner, p.exports) })
+		if err != nil {
+			return st.fail(exitUsage, err)
+		}
+		if p.note != "" && !st.Interactive {
+			st.tell("%s", p.note)
+		}
+	}
+	defer p.viewers.close()
+	st.onSignal(p.runner.Interrupt)
+	if st.signalled() != nil {
+		return st.notStarted()
+	}
+	if err := p.exports.Start(p.runner.Info().Start); err != nil {
+		return st.fail(exitFailure, err)
+	}
+	results, runErr := execute(st, p, o)
+	return finishRun(st, p, results, runErr)
+}
+
+// openAdapter connects to the database; a signal cancels the connect.
+// It returns nil and the exit status when there is no database to run on.
+func openAdapter(st *State, o *options) (adapters.DB, int) {
+	ctx, cancel := context.WithTimeout(st.ctx(), openTimeout)
+	db, err := adapters.Open(ctx, o.DB, adapters.Properties(o.Props))
+	cancel()
+	if st.signalled() != nil {
+		if db != nil {
+			db.Close()
+		}
+		st.tell("%s: open interrupted by %s: nothing was measured", o.DB, st.signalName())
+		return nil, st.signalStatus()
+	}
+	if err != nil {
+		var ce *adapters.ConfigError
+		if errors.As(err, &ce) {
+			st.tell("%s", describeConfigErr(err))
+			return nil, exitUsage
+		}
+		st.tell("%s: cannot open: %s", o.DB, output.OneLine(err))
+		return nil, exitFailure
+	}
+	return db, exitOK
+}
+
+// buildRun builds the runner with its hooks (hooks.go) and refuses steps
+// the adapter cannot take.
+func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *output.YCSB) (*plan, int) {
+	info := engine.Info{Command: o.Command, Adapter: o.DB, Workload: o.Workload, Properties: adapters.MaskProperties(o.Props),
+		Meta:       engine.CollectMeta(maskArgs(o.Args)), // run metadata (runmeta.go)
+		Thresholds: o.Thresholds,                         // --threshold (thresholds.go)
+	}
+	if d, ok := db.(adapters.Describer); ok {
+		info.Target = d.Describe()
+	}
+	opts := engine.Options{Info: info}
+	p := &plan{exports: newExports(o), ycsb: ycsb, player: newPlayer(st, o)}
+	runHooks(st, o, p.player, p.exports, ycsb).engine(&opts)
+	runner, err := engine.New(cfg, db, opts)
+	if err != nil {
+		var ce *adapters.ConfigError
+		if errors.As(err, &ce) {
+			st.tell("%s", describeConfigErr(err))
+			return nil, exitUsage
+		}
+		st.tell("%s", output.OneLine(err))
+		return nil, exitFailure
+	}
+	if err := checkRepartition(o, runner.Info()); err != nil {
+		return nil, st.fail(exitUsage, err)
+	}
+	p.runner = runner
+	p.player.Bind(runner)
+	return p, exitOK
+}
+
+// checkRepartition refuses partition steps on an adapter that cannot
+// change its partition count, before any operation runs.
+func checkRepartition(o *options, info engine.Info) error {
+	if info.CanRepartition {
+		return nil
+	}
+	for _, s := range o.Steps {
+		if s.Action == steps.Partitions {
+			return usagef("%s: the %s adapter cannot change its partition count (steps it takes: threads, target, pause, resume, mark, stop)", s.Source, o.DB)
+		}
+	}
+	return nil
+}
+
+// execute runs to the end, headless or under the live screen.
+func execute(st *State, p *plan, o *options) ([]*engine.PhaseResult, error) {
+	if st.Interactive {
+		res, err := runScreen(st.ctx(), p.runner, o, p.exports, p.viewers, p.note, p.sink)
+		libLogNote(p.sink, st.Stderr) // [screen]
+		return res, err
+	}
+	done := make(chan struct{})
+	if p.viewers != nil {
+		done = p.viewers.done() // [screen] the fan-out drains the snapshots
+	} else {
+		go func() {
+			for range p.runner.Snapshots() {
+			}
+			close(done)
+		}()
+	}
+	res, err := p.runner.Run(st.ctx())
+	<-done
+	return res, err
+}
+
+// finishRun writes the report and the exports and returns the exit
+// status.
+func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) int {
+	p.player.Close()
+	failed := p.player.Failures()
+	if st.Interactive {
+		for _, f := range failed {
+			st.tell("step failed: %s", f)
+		}
+	}
+	if runErr != nil {
+		st.tell("%s", output.OneLine(runErr))
+	}
+	if len(results) == 0 {
+		// Nothing ran: nothing to report, no export files.
+		p.exports.Discard()
+		if st.signalled() != nil {
+			return st.notStarted()
+		}
+		if runErr != nil {
+			return exitFailure
+		}
+		return exitOK
+	}
+	info := p.runner.Info()
+	ycsbPaths, err := p.ycsb.Write(st.Stdout, results, info) // the report, through YCSB's exporter
+	if err != nil {
+		st.tell("%v", err)
+		runErr = err
+	}
+	output.WriteFailedSteps(st.Stdout, failed)
+	base := p.exports.Baseline()
+	base.WriteComment(st.Stdout, results, info) // --baseline
+	doc := output.NewSummary(results, info, base).WithFailedSteps(failed)
+	if err := p.exports.Finish(results, info, doc); err != nil {
+		st.tell("%v", err)
+		runErr = err
+	}
+	for _, path := range append(p.exports.Written(), ycsbPaths...) {
+		st.tell("wrote %s", path)
+	}
+	return runStatus(st, results, info, runErr)
+}
+
+// runStatus: the signal's after a signal, exitFailure after an error, a
+// data-integrity mismatch or a workload's problem, exitThresholds when a
+// threshold was crossed, else exitOK.
+func runStatus(st *State, results []*engine.PhaseResult, info engine.Info, runErr error) int {
+	if c := st.signalStatus(); c != 0 {
+		return c
+	}
+	if runErr != nil {
+		return exitFailure
+	}
+	last := results[len(results)-1]
+	if last.Set.Integrity > 0 {
+		return exitFailure
+	}
+	if last.Closing != nil && len(last.Closing.Problems) > 0 {
+		for _, pr := range last.Closing.Problems {
+			st.tell("%s", pr)
+		}
+		return exitFailure
+	}
+	if thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
+		return exitThresholds
+	}
+	return exitOK
+}

@@ -1,0 +1,201 @@
+package cli
+
+// [screen] The live screen and what it needs: the snapshot fan-out, the
+// SSH viewer server, library logging routed away from the terminal, the
+// demo's captions and the baseline as the screen draws it.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"strconv"
+	"time"
+
+	"benchtop/engine"
+	"benchtop/engine/steps"
+	"benchtop/fleet"
+	"benchtop/htmlreport"
+	"benchtop/internal/output"
+	"benchtop/liblog"
+	"benchtop/tui"
+	"benchtop/tui/common"
+	"benchtop/tui/fanout"
+	"benchtop/tui/serve"
+)
+
+// runScreen runs the engine under the live screen and returns the
+// results once the user quit and the terminal is restored.
+func runScreen(ctx context.Context, r *engine.Runner, o *options, ex *output.Exports, vw *viewers, note string, sink *liblog.Sink) ([]*engine.PhaseResult, error) {
+	type out struct {
+		res []*engine.PhaseResult
+		err error
+	}
+	done := make(chan out, 1)
+	sub, backlog := vw.b.Subscribe(64) // before the run starts
+	defer sub.Close()
+	go func() {
+		res, err := r.Run(ctx)
+		done <- out{res, err}
+	}()
+	// While the screen is up, nothing but it writes to the terminal:
+	// standard error goes to --log FILE (or nowhere).
+	restore, err := sink.CaptureStderr()
+	if err != nil {
+		restore = func() {}
+	}
+	uiErr := tui.Run(ctx, tui.Options{
+		Info:       r.Info(),
+		Snapshots:  sub.C(),
+		Backlog:    backlog,
+		Control:    r,
+		Theme:      o.Theme,
+		SaveReport: func() (string, error) { return output.SaveRun(r, ex) },
+		Interval:   r.Interval(),
+		Viewers:    vw.count(),
+		Notice:     note,
+		Demo:       demoCaptions(o),
+		Baseline:   screenBaseline(o.Baseline),
+	})
+	restore()
+	r.Stop()
+	res := <-done
+	if uiErr != nil && res.err == nil {
+		res.err = uiErr
+	}
+	return res.res, res.err
+}
+
+// coordinatorScreen runs a fleet under the live screen.
+func coordinatorScreen(ctx context.Context, c *fleet.Coordinator, o *options, ex *output.Exports) ([]*engine.PhaseResult, error) {
+	type out struct {
+		res []*engine.PhaseResult
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		res, err := c.Run(ctx)
+		done <- out{res, err}
+	}()
+	uiErr := tui.Run(ctx, tui.Options{Info: c.Info(), Snapshots: c.Snapshots(), Control: c, Theme: o.Theme,
+		Baseline:   screenBaseline(o.Baseline),
+		SaveReport: func() (string, error) { return output.SaveFleet(c, ex) }})
+	c.Stop()
+	r := <-done
+	if uiErr != nil && r.err == nil {
+		r.err = uiErr
+	}
+	return r.res, r.err
+}
+
+// viewers is the snapshot fan-out of a run and its SSH viewer server, if
+// one was asked for.
+type viewers struct {
+	b   *fanout.Broadcaster
+	srv *serve.Server
+}
+
+// startViewers fans the runner's snapshots out and, with --serve-ssh,
+// starts the SSH server; note is the one line to show about who may
+// watch ("" for none).
+func startViewers(o *options, r *engine.Runner, save func() (string, error)) (v *viewers, note string, err error) {
+	v = &viewers{b: fanout.New(r.Snapshots())}
+	if o.Screen.ServeSSH == "" {
+		return v, "", nil
+	}
+	srv, err := serve.Start(serve.Options{
+		Addr:           o.Screen.ServeSSH,
+		AuthorizedKeys: o.Screen.AuthorizedKeys,
+		ViewerKeys:     o.Screen.ViewerKeys,
+		Info:           r.Info(),
+		Control:        r,
+		Snapshots:      v.b,
+		Theme:          o.Theme,
+		SaveReport:     save,
+		Demo:           demoCaptions(o),
+		Baseline:       screenBaseline(o.Baseline),
+	})
+	if err != nil {
+		return v, "", err
+	}
+	v.srv = srv
+	host, port, _ := net.SplitHostPort(srv.Addr())
+	note = "SSH viewers: ssh -p " + port + " " + host
+	if n := serve.Note(srv.Addr(), o.Screen.ViewerKeys != ""); n != "" {
+		note = n
+	}
+	return v, note, nil
+}
+
+// count is the number of SSH viewers, for the header; nil without a
+// server.
+func (v *viewers) count() func() int {
+	if v == nil || v.srv == nil {
+		return nil
+	}
+	return v.srv.Viewers
+}
+
+// done is closed once every snapshot was read.
+func (v *viewers) done() chan struct{} {
+	ch := make(chan struct{})
+	go func() { <-v.b.Done(); close(ch) }()
+	return ch
+}
+
+func (v *viewers) close() {
+	if v != nil && v.srv != nil {
+		_ = v.srv.Close()
+	}
+}
+
+// demoCaptions are the demo's steps as the screen captions them; nil
+// outside the demo. The last step (stop) is the end card, not a caption.
+func demoCaptions(o *options) []tui.DemoStep {
+	if !o.Screen.Demo {
+		return nil
+	}
+	var out []tui.DemoStep
+	for i, d := range steps.DemoScenario(runtime.NumCPU()) {
+		ds := tui.DemoStep{Kind: d.Action.String(), Caption: d.Caption}
+		switch {
+		case i == 0:
+			ds.Kind = "start"
+		case d.Action == steps.Threads || d.Action == steps.Partitions:
+			ds.To = strconv.Itoa(d.N)
+		case d.Action == steps.Stop:
+			continue
+		}
+		out = append(out, ds)
+	}
+	return out
+}
+
+// libLogNote says where library output went, once the screen is down.
+func libLogNote(sink *liblog.Sink, stderr io.Writer) {
+	if sink == nil {
+		return
+	}
+	if n := sink.Lines(); n > 0 && sink.Path() != "" {
+		fmt.Fprintf(stderr, "benchtop: %d lines of library logging in %s\n", n, sink.Path())
+	}
+}
+
+// screenBaseline is the --baseline run as the live screen draws it; nil
+// without one.
+func screenBaseline(b *output.Baseline) *common.Baseline {
+	if b == nil {
+		return nil
+	}
+	sb := &common.Baseline{Name: b.Name(), PerInterval: b.Run.PerInterval(), OpsPerSec: b.Run.Summary.Throughput, Summary: &b.Run.Summary,
+		PhaseRates: map[string]float64{}}
+	for _, ph := range b.Run.Summary.Phases {
+		sb.PhaseRates[ph.Phase] = ph.Throughput
+	}
+	secs := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	for _, sp := range htmlreport.ThroughputSpans(b.Run) {
+		sb.Spans = append(sb.Spans, common.BaselineSpan{From: secs(sp.FromS), To: secs(sp.ToS), Rate: sp.Rate})
+	}
+	return sb
+}

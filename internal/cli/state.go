@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"golang.org/x/term"
+)
+
+// State is what every command shares, made once by Main (as k6's
+// cmd/state.GlobalState is): the command line, the standard streams,
+// whether the live screen may open, and the signals with the exit status
+// they give. Commands take it instead of passing the streams around.
+type State struct {
+	// Args is the command line as given (without the program's name),
+	// for the run's metadata.
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Stderr serialises the goroutines that report on it (status lines,
+	// failed steps, the end of the run).
+	Stderr io.Writer
+	// Terminal: standard input and output are a terminal, so a run may
+	// open the live screen.
+	Terminal bool
+	// Interactive: this run is on the live screen (a terminal and not
+	// --headless); set by the run commands once their flags are read.
+	Interactive bool
+
+	signals *interrupts
+}
+
+// newState starts watching sigs (nil: none) at once, before any file is
+// read: a signal from then on interrupts whatever stage the command is
+// in.
+func newState(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) *State {
+	return &State{Args: args, Stdin: stdin, Stdout: stdout, Stderr: &lockedWriter{w: stderr},
+		Terminal: isTerminal(stdin) && isTerminal(stdout), signals: watchSignals(sigs)}
+}
+
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// close stops watching the signals.
+func (st *State) close() { st.signals.stop() }
+
+// tell writes one line on stderr: "benchtop: " and the message.
+func (st *State) tell(format string, a ...any) {
+	fmt.Fprintf(st.Stderr, "benchtop: "+format+"\n", a...)
+}
+
+// fail tells err and returns the exit status code.
+func (st *State) fail(code int, err error) int {
+	st.tell("%v", err)
+	return code
+}
+
+// ctx is cancelled by the first signal: an adapter's open, the run.
+func (st *State) ctx() context.Context { return st.signals.ctx }
+
+// signalled is the first signal received, or nil.
+func (st *State) signalled() os.Signal { return st.signals.signal() }
+
+// onSignal sets what a signal does from now on (the run's Interrupt); if
+// one came already, f runs at once.
+func (st *State) onSignal(f func()) { st.signals.onSignal(f) }
+
+// signalName is how a message names the signal received.
+func (st *State) signalName() string { return st.signals.name() }
+
+// signalStatus is the exit status a signal gives (130 for SIGINT, 143
+// for SIGTERM), or 0 when none came.
+func (st *State) signalStatus() int { return st.signals.exitCode() }
+
+// notStarted tells a signal that came before the run started and returns
+// its exit status.
+func (st *State) notStarted() int {
+	st.tell("interrupted by %s before the run started: nothing was measured", st.signalName())
+	return st.signalStatus()
+}
+
+// lockedWriter serialises writes.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

@@ -1,0 +1,57 @@
+package cli
+
+// --duration, and --threshold: what a run must achieve, its verdicts
+// deciding the exit status (exitThresholds).
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"benchtop/engine"
+	"benchtop/engine/report"
+	"benchtop/engine/steps"
+	"benchtop/engine/verdict"
+)
+
+// parseDuration reads --duration.
+func parseDuration(v string) (time.Duration, error) {
+	d, err := steps.ParseOffset(v)
+	if err != nil || d < time.Second/10 {
+		return 0, usagef("--duration %q: expected a duration of at least 100ms, e.g. 60s or 10m (the run stops after it, with no operation limit)", v)
+	}
+	return d, nil
+}
+
+// checkThreshold checks one --threshold expression.
+func checkThreshold(v string) error {
+	if _, err := verdict.Parse(v); err != nil {
+		return usagef("--threshold: %v", err)
+	}
+	return nil
+}
+
+// durationProps makes --duration d the run's length: no operation limit,
+// maxexecutiontime the duration (it wins over -P and -p). No duration
+// (0) changes nothing.
+func durationProps(d time.Duration, props map[string]string) {
+	if d <= 0 {
+		return
+	}
+	props["operationcount"] = "0"
+	props["maxexecutiontime"] = strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+}
+
+// thresholdsCrossed prints the crossed thresholds on stderr and reports
+// whether there were any.
+func thresholdsCrossed(results []*engine.PhaseResult, info engine.Info, stderr io.Writer) bool {
+	rs := report.Verdicts(results, info)
+	n := verdict.Crossed(rs)
+	for _, r := range rs {
+		if !r.Pass {
+			fmt.Fprintf(stderr, "benchtop: threshold %s crossed: %s\n", r.Threshold, r.Text)
+		}
+	}
+	return n > 0
+}

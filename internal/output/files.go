@@ -1,0 +1,86 @@
+package output
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// CheckWritable tells whether a file can be created at path: its
+// directory exists and takes a new file, and the name is not a
+// directory. It leaves nothing behind.
+func CheckWritable(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("directory %s: %v", dir, PathCause(err))
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return errors.New("is a directory")
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %v", dir, PathCause(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// tempFile is a file being written beside its final name, so that a file
+// under the final name is always whole.
+type tempFile struct {
+	final string
+	f     *os.File
+	w     *bufio.Writer
+}
+
+func newTempFile(final string) (*tempFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &tempFile{final: final, f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// commit flushes, closes and renames the file to its final name.
+func (t *tempFile) commit() error {
+	err := t.w.Flush()
+	if err == nil {
+		err = t.f.Chmod(0o644)
+	}
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(t.f.Name(), t.final)
+	}
+	if err != nil {
+		os.Remove(t.f.Name())
+	}
+	return err
+}
+
+// discard removes the temporary file.
+func (t *tempFile) discard() {
+	t.f.Close()
+	os.Remove(t.f.Name())
+}
+
+// writeFileAtomic writes a whole file through a temporary file beside it.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	t, err := newTempFile(path)
+	if err != nil {
+		return err
+	}
+	if err := write(t.w); err != nil {
+		t.discard()
+		return err
+	}
+	return t.commit()
+}

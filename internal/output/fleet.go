@@ -1,0 +1,109 @@
+package output
+
+// What a fleet run adds to the outputs: the agents' lines after the
+// merged text report and the "agents" and "fleet" members of the JSON
+// summary.
+
+import (
+	"fmt"
+	"io"
+
+	"benchtop/engine/stream"
+	"benchtop/fleet"
+)
+
+// FleetMembers are a fleet run's members of the JSON summary.
+type FleetMembers struct {
+	// Agents are each agent's figures, host facts and own reports.
+	Agents []fleet.AgentReport `json:"agents"`
+	Fleet  FleetFigures        `json:"fleet"`
+}
+
+// FleetFigures is the JSON summary's "fleet" member.
+type FleetFigures struct {
+	Agents            int          `json:"agents"`
+	Lost              []string     `json:"lost"` // "name (why)"; null when none
+	ThreadsPerAgent   int          `json:"threads_per_agent"`
+	PartitionsDivided bool         `json:"partitions_divided"`
+	Stream            *FleetStream `json:"stream,omitempty"`
+}
+
+// FleetStream is the fleet's verdict on a shared stream's rows (every
+// agent's ledger merged): "fleet": {"stream": ...}.
+type FleetStream struct {
+	stream.Verdict
+	// OK: every row delivered exactly once, in order, and every agent's
+	// ledger merged.
+	OK bool `json:"ok"`
+	// MissingLedgers counts agents (lost ones) whose rows could not be
+	// accounted.
+	MissingLedgers int `json:"missing_ledgers"`
+}
+
+// FleetOf is the coordinator's members of the JSON summary.
+func FleetOf(c *fleet.Coordinator) *FleetMembers {
+	agents := c.Agents()
+	m := &FleetMembers{Agents: agents, Fleet: FleetFigures{Agents: len(agents), Lost: c.Lost(),
+		ThreadsPerAgent: c.ThreadsPerAgent(), PartitionsDivided: c.Divided()}}
+	if v, missing, ok := c.StreamVerdict(); ok {
+		m.Fleet.Stream = &FleetStream{Verdict: v, OK: v.OK() && missing == 0, MissingLedgers: missing}
+	}
+	return m
+}
+
+// WriteFleetText adds the fleet's lines after the merged report: one
+// [AGENT name] block per agent, in YCSB's "[SECTION], metric, value" form.
+func WriteFleetText(w io.Writer, c *fleet.Coordinator) {
+	agents := c.Agents()
+	fmt.Fprintf(w, "[FLEET], Agents, %d\n", len(agents))
+	lost := 0
+	for _, a := range agents {
+		if a.State == fleet.StateLost {
+			lost++
+		}
+	}
+	fmt.Fprintf(w, "[FLEET], Lost, %d\n", lost)
+	for _, a := range agents {
+		sec := "[AGENT " + a.Name + "]"
+		fmt.Fprintf(w, "%s, State, %s\n", sec, a.State)
+		if a.Reason != "" {
+			fmt.Fprintf(w, "%s, Reason, %s\n", sec, a.Reason)
+		}
+		for _, p := range a.Phases {
+			fmt.Fprintf(w, "%s, %s Operations, %d\n", sec, p.Phase, p.Operations)
+			fmt.Fprintf(w, "%s, %s Throughput(ops/sec), %.2f\n", sec, p.Phase, p.Throughput)
+		}
+		fmt.Fprintf(w, "%s, ClockOffset(ms), %.3f\n", sec, a.ClockOffset)
+	}
+}
+
+// WriteFleetStream writes the fleet's verdict on a shared stream's rows
+// (every agent's ledger merged), in the [STREAM] lines' form; nothing
+// without a shared stream.
+func WriteFleetStream(w io.Writer, c *fleet.Coordinator) {
+	v, missing, ok := c.StreamVerdict()
+	if !ok {
+		return
+	}
+	line := func(k string, x any) { fmt.Fprintf(w, "[STREAM-FLEET], %s, %v\n", k, x) }
+	line("Ledgers", v.Ledgers)
+	if missing > 0 {
+		line("MissingLedgers", missing)
+	}
+	line("RowsProduced", v.Produced)
+	line("RowsConsumed", v.Consumed)
+	line("RowsLost", v.Lost)
+	line("RowsDuplicated", v.Duplicated)
+	line("RowsOutOfOrder", v.OutOfOrder)
+	line("RowsUnknown", v.Unknown)
+	line("FailedWrites", v.FailedWrites)
+	for _, l := range v.PerLedger {
+		fmt.Fprintf(w, "[STREAM-FLEET], Origin %d RowsProduced, %d\n", l.Origin, l.Produced)
+		fmt.Fprintf(w, "[STREAM-FLEET], Origin %d RowsConsumed, %d\n", l.Origin, l.Consumed)
+	}
+	verdict := "OK"
+	if !v.OK() || missing > 0 {
+		verdict = "FAILED"
+	}
+	line("Verdict", verdict)
+}

@@ -1,0 +1,50 @@
+package output
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"benchtop/engine"
+	"benchtop/htmlreport"
+)
+
+// liveHTML is the --html page of a live run: htmlreport's Recorder takes
+// the run's series as it goes, and the page is made from them and the
+// results at the end (or on a save).
+type liveHTML struct {
+	path string
+	rec  *htmlreport.Recorder
+	// baseline, with --baseline: the page is the comparison with it,
+	// this run labelled name.
+	baseline *Baseline
+	name     string
+}
+
+// newLiveHTML checks the path and starts recording; start is the start
+// time of the --hdr-log writer.
+func newLiveHTML(path string, start time.Time, base *Baseline, name string) (*liveHTML, error) {
+	if err := CheckWritable(path); err != nil {
+		return nil, fmt.Errorf("--html %s: %v", path, err)
+	}
+	return &liveHTML{path: path, rec: htmlreport.NewRecorder(start), baseline: base, name: name}, nil
+}
+
+// render writes the page of results to w.
+func (h *liveHTML) render(w io.Writer, results []*engine.PhaseResult, info engine.Info) error {
+	if len(results) == 0 {
+		return errors.New("nothing measured yet")
+	}
+	var rep *htmlreport.Report
+	var err error
+	if h.baseline != nil {
+		rep, err = h.rec.Compare(h.baseline.Run, h.baseline.JSON, h.name, results, info)
+	} else {
+		rep, err = h.rec.Report(results, info)
+	}
+	if err != nil {
+		return err
+	}
+	return htmlreport.Render(w, rep)
+}

@@ -1,0 +1,16 @@
+package output
+
+import (
+	"fmt"
+	"io"
+
+	"benchtop/engine/steps"
+)
+
+// WriteFailedSteps writes one comment line per failed step after the
+// text report.
+func WriteFailedSteps(w io.Writer, failed []steps.Failure) {
+	for _, f := range failed {
+		fmt.Fprintf(w, "# step failed: %s\n", f)
+	}
+}
