@@ -55,15 +55,14 @@ type waker struct {
 // dispatcher. With one worker the dispatcher costs more than it saves: an
 // eventfd write to interrupt it, its own wake-up, then the futex wake of a
 // thread for the worker: at 1 thread and 1,000 ops/s about 60 µs of CPU
-// per paced operation more than a nanosleep of the worker's own (README,
-// Performance). A solo sleeper blocks an OS thread and, when its sleep
+// per paced operation more than a nanosleep of the worker's own (docs/performance.md). A solo sleeper blocks an OS thread and, when its sleep
 // ends, needs a P back: letting 8 workers sleep so at 8 threads and
 // 100,000 ops/s halved the CPU per operation but took intended p99 from
 // ~0.5 ms to ~40 ms, and letting one of them (while the other 7 queued)
 // took it to ~6 ms. So a worker sleeps on its own only when it is the
 // only one waiting; with more, all queue (4096 workers stay on a few
 // threads). (Those figures predate the yields before each sleep, which
-// took intended p99 at 8 threads to 0.4-1.1 ms; README, Performance.)
+// took intended p99 at 8 threads to 0.4-1.1 ms; docs/performance.md.)
 const soloWaiters = 1
 
 // enter counts a worker into a wait and tells whether it may sleep on its

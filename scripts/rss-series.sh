@@ -2,11 +2,11 @@
 # Resident memory of a long headless run, sampled from /proc/PID/status
 # (VmRSS) every INTERVAL seconds: one line per sample, then the spread of
 # the samples after the first minute (which the memory-flatness claim in
-# the README is about). Prints figures; asserts nothing.
+# docs/performance.md is about). Prints figures; asserts nothing.
 #
 #   bash scripts/rss-series.sh [INTERVAL] [-- BENCHTOP ARGS...]
 #
-# The default run is the 10-minute one of the README: workload A on the
+# The default run is the 10-minute one of docs/performance.md: workload A on the
 # memory store, 100,000 records, 8 threads at 50,000 ops/s.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -116,7 +116,7 @@ write_conf() {
   <property><name>hbase.thrift.maxWorkerThreads</name><value>4200</value></property>
   <property><name>hbase.thrift.maxQueuedRequests</name><value>0</value></property>
   <!-- The published client tuning, for the gateway's own HBase client (the
-       gateway is the HBase client here; see the README). -->
+       gateway is the HBase client here; see docs/adapters/hbase.md). -->
   <property><name>hbase.client.ipc.pool.size</name><value>16</value></property>
   <property><name>hbase.client.max.total.tasks</name><value>16</value></property>
   <property><name>hbase.client.max.perserver.tasks</name><value>16</value></property>

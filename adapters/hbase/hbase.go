@@ -21,7 +21,7 @@
 // writebuffersize; table comes from the engine. The gateway's own:
 // hbase.thrift.addr, .transport, .protocol, .poolsize, .connecttimeout,
 // .timeout, .maxidle; hbase.batchsize, hbase.scan.pagesize,
-// hbase.strictupdate, hbase.createtable and hbase.regions. The README
+// hbase.strictupdate, hbase.createtable and hbase.regions. docs/adapters/hbase.md
 // lists them with their defaults.
 package hbase
 

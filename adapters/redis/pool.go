@@ -20,7 +20,7 @@ import (
 // non-blocking MSG_PEEK recvfrom, unconditional in v9.23), its hooks and
 // bookkeeping, and a map or a []any per reply: 12-13 allocations per
 // one-field read or update against 1 and 0 here (BenchmarkRead1Field and
-// the others in bench_test.go; README's Performance section). rueidis with
+// the others in bench_test.go; docs/performance.md). rueidis with
 // auto-pipelining off costs the same CPU as this client on that path
 // (scripts/redis-clients), with 4 allocations per read; this one was
 // kept so that the adapter does not carry a second Redis library.
