@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"benchtop/adapters"
 )
 
 // BenchmarkWaitLateness measures how late the precise wait returns: each
@@ -90,4 +92,38 @@ func BenchmarkSleepLateness(b *testing.B) {
 			b.ReportMetric(q(1), "late-max-µs")
 		})
 	}
+}
+
+// BenchmarkServeCPU is the CPU one operation through the model costs the
+// client (the lock, the draw, the queue, the wait's dispatcher and
+// wake-up), reported as cpu-µs/op: 64 goroutines each reading one key in
+// a loop from a model of 64 servers of 200 µs (exponential), so that
+// every operation waits and none queues.
+//
+//	go test -run '^$' -bench ServeCPU -benchtime 100000x ./adapters/sim
+func BenchmarkServeCPU(b *testing.B) {
+	db, err := Open(map[string]string{"sim.servers": "64", "sim.latency": "200us"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.st.insert("t", "k", []adapters.Field{{Name: "f", Value: []byte("v")}})
+	const g = 64
+	var wg sync.WaitGroup
+	per := max(b.N/g, 1)
+	before := cpuTime()
+	b.ResetTimer()
+	for range g {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var dst []adapters.Field
+			for range per {
+				dst, _ = db.Read(context.Background(), "t", "k", nil, dst[:0])
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-before)/float64(per*g)/1e3, "cpu-µs/op")
 }
