@@ -165,8 +165,8 @@ func checkSize(props adapters.Properties, s int, m time.Duration, hasC, hasM boo
 	switch {
 	case s > MaxServers:
 		return &adapters.ConfigError{Key: key, Value: props[key], Allowed: fmt.Sprintf("a capacity and mean service time that make at most %d servers (these make %d)", MaxServers, s)}
-	case m < time.Microsecond:
-		return &adapters.ConfigError{Key: key, Value: props[key], Allowed: fmt.Sprintf("a mean service time of at least 1µs (servers / capacity makes %v)", m)}
+	case m < time.Microsecond || m > time.Hour:
+		return &adapters.ConfigError{Key: key, Value: props[key], Allowed: fmt.Sprintf("a mean service time from 1µs to 1h (servers / capacity makes %v)", m)}
 	}
 	return nil
 }

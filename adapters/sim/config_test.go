@@ -79,7 +79,7 @@ func TestRefused(t *testing.T) {
 		{map[string]string{"sim.clientcost": "-1us"}, "sim.clientcost", "a duration"},
 		{map[string]string{"sim.load": "bulk"}, "sim.load", "instant, modelled"},
 		{map[string]string{"sim.capacity": "1e9", "sim.latency": "1s"}, "sim.capacity", "at most 1000000 servers"},
-		{map[string]string{"sim.capacity": "1e9", "sim.servers": "1"}, "sim.capacity", "at least 1µs"},
+		{map[string]string{"sim.capacity": "1e9", "sim.servers": "1"}, "sim.capacity", "from 1µs to 1h"},
 	}
 	for _, c := range cases {
 		_, err := Open(c.props)
@@ -163,5 +163,13 @@ func TestDriver(t *testing.T) {
 	defer db.Close()
 	if got := db.(adapters.Describer).Describe(); got != "model server (not a database): 2,000 ops/s = 10 servers / 5ms mean, exp" {
 		t.Errorf("Describe() = %q", got)
+	}
+}
+
+func TestGroup(t *testing.T) {
+	for n, want := range map[float64]string{20000: "20,000", 1500: "1,500", 1e6: "1,000,000", 333.333: "333.3", 0.5: "0.5", 999: "999"} {
+		if got := group(n); got != want {
+			t.Errorf("group(%g) = %q, want %q", n, got, want)
+		}
 	}
 }

@@ -197,7 +197,8 @@ func fmtDur(d time.Duration) string {
 	return s
 }
 
-// errUnavailable and friends are what failed operations return.
+// errOutage and errFault are what the scripted failures return: an
+// outage's kind is unavailable, a scripted error's the plain "error".
 var (
 	errOutage = adapters.WithKind(adapters.KindUnavailable, fmt.Errorf("sim: server unavailable (scripted outage, sim.outage)"))
 	errFault  = fmt.Errorf("sim: operation failed (scripted error, sim.errors)")

@@ -102,7 +102,7 @@ func advance(t int64, s float64, stalls []span) int64 {
 	return t + work
 }
 
-// Busy returns how many servers are busy at t: for tests.
+// busy returns how many servers are busy at t (for tests).
 func (q *queue) busy(t int64) int {
 	n := 0
 	for _, f := range q.free {

@@ -31,6 +31,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -276,15 +277,16 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// group writes n rounded, with thousands separators: 20,000.
+// group writes n shortly, whole numbers from 1,000 with thousands
+// separators: 20,000, 1,500, 333.3, 0.5.
 func group(n float64) string {
-	s := strconv.FormatFloat(n, 'f', 0, 64)
-	if n != float64(int64(n)) && n < 100 {
-		s = strconv.FormatFloat(n, 'g', 4, 64)
+	if n < 1000 {
+		return strconv.FormatFloat(n, 'g', 4, 64)
 	}
+	s := strconv.FormatFloat(math.Round(n), 'f', 0, 64)
 	var b strings.Builder
 	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && c >= '0' && c <= '9' && !strings.ContainsAny(s, ".") {
+		if i > 0 && (len(s)-i)%3 == 0 {
 			b.WriteByte(',')
 		}
 		b.WriteRune(c)

@@ -39,12 +39,7 @@ func openFake(t *testing.T, props map[string]string) *fake {
 
 // at sets the clock to ms milliseconds after the sim's clock started (the
 // first operation's arrival).
-func (f *fake) at(ms float64) {
-	if !f.started {
-		f.clock = 1e9
-	}
-	f.clock = 1e9 + int64(ms*1e6)
-}
+func (f *fake) at(ms float64) { f.clock = 1e9 + int64(ms*1e6) }
 
 func (f *fake) lastWait() time.Duration {
 	if len(f.waits) == 0 {
