@@ -59,14 +59,15 @@ type Config struct {
 	Load string
 }
 
-// readConfig reads the sim.* properties. A bad value, or a contradictory
-// combination of capacity, mean service time and servers, is a
-// *adapters.ConfigError.
-func readConfig(props adapters.Properties) (Config, error) {
+// ReadConfig reads the sim.* properties as Open does, so that a test can
+// build the oracle (Config.Model) of the server a command line opens. A
+// bad value, or a contradictory combination of capacity, mean service
+// time and servers, is a *adapters.ConfigError.
+func ReadConfig(props adapters.Properties) (Config, error) {
 	return readWith(adapters.NewReader(props), props)
 }
 
-// readWith is readConfig through r, which records the keys read (the
+// readWith is ReadConfig through r, which records the keys read (the
 // driver's Keys are those).
 func readWith(r *adapters.Reader, props adapters.Properties) (Config, error) {
 	c := Config{}

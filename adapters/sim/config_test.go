@@ -34,7 +34,7 @@ func TestSize(t *testing.T) {
 		{map[string]string{"sim.servers": "10", "sim.capacity": "2000", "sim.latency": "5ms"}, 10, 5 * time.Millisecond, 2000},
 	}
 	for _, c := range cases {
-		cfg, err := readConfig(c.props)
+		cfg, err := ReadConfig(c.props)
 		if err != nil {
 			t.Errorf("%v: %v", c.props, err)
 			continue
@@ -91,7 +91,7 @@ func TestRefused(t *testing.T) {
 }
 
 func TestFaultsParsed(t *testing.T) {
-	cfg, err := readConfig(map[string]string{
+	cfg, err := ReadConfig(map[string]string{
 		"sim.stall":    "10s:2s, 30:1.5",
 		"sim.outage":   "1m:5s",
 		"sim.errors":   "0.01,0.5@30s:10s",
@@ -147,14 +147,14 @@ func TestDriver(t *testing.T) {
 	if !reflect.DeepEqual(w, want) {
 		t.Errorf("warnings %q, want %q", w, want)
 	}
-	// Keys is what readConfig reads: the reader's record of the keys
+	// Keys is what ReadConfig reads: the reader's record of the keys
 	// asked.
 	r := adapters.NewReader(adapters.Properties{})
 	if _, err := readWith(r, adapters.Properties{}); err != nil {
 		t.Fatal(err)
 	}
 	if want := slices.Sorted(slices.Values(Keys)); !reflect.DeepEqual(r.Keys(), want) {
-		t.Errorf("readConfig reads %q, Keys lists %q", r.Keys(), want)
+		t.Errorf("ReadConfig reads %q, Keys lists %q", r.Keys(), want)
 	}
 	db, err := adapters.Open(context.Background(), "sim", adapters.Properties{"sim.capacity": "2000", "sim.latency": "5ms"})
 	if err != nil {

@@ -86,7 +86,7 @@ var (
 // properties; docs/adapters/sim.md). A bad value or a contradictory
 // combination is a *adapters.ConfigError.
 func Open(props adapters.Properties) (*DB, error) {
-	cfg, err := readConfig(props)
+	cfg, err := ReadConfig(props)
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
