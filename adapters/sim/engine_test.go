@@ -83,12 +83,15 @@ func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 // with the model's own prediction (Model.Predict). The bounds are wide,
 // because the waits are real and the machine may be loaded (on a 2-core
 // VM shared with compilers, intended p99 at half capacity came out at 1.1
-// to 4.8 × the model's), but a broken model or wait misses them by far:
-// the queue's arithmetic, not the machine, caps the rate at the capacity
-// (with threads to spare, a process that misses the CPU for a while still
+// to 6.1 × the model's: one 100 ms hiccup of the process is a p99 of its
+// own in a 4 s run), but a broken model or wait misses them: the queue's
+// arithmetic, not the machine, caps the rate at the capacity (with
+// threads to spare, a process that misses the CPU for a while still
 // leaves work queued); a wait never returns early, so the latency is at
-// least the model's. The ratios are logged; BenchmarkEngineVsModel
-// prints them at more loads.
+// least the model's; and waits much longer than the model's would hold
+// the 32 threads under the target (32 / latency). The upper bound on p99
+// only catches gross errors (a unit). The ratios are logged;
+// BenchmarkEngineVsModel prints them at more loads.
 func TestThroughTheEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the engine for 8 s")
@@ -100,8 +103,8 @@ func TestThroughTheEngine(t *testing.T) {
 	if m.rate < 0.95*capacity/2 || m.rate > 1.02*capacity/2 {
 		t.Errorf("half the capacity: %.0f ops/s, want the target %g within -5 %% and +2 %%", m.rate, capacity/2)
 	}
-	if ratio < 0.8 || ratio > 10 {
-		t.Errorf("half the capacity: intended p99 %v is %.2f × the model's %v, want 0.8 to 10", m.p99, ratio, m.pred.Intended(0.99))
+	if ratio < 0.8 || ratio > 25 {
+		t.Errorf("half the capacity: intended p99 %v is %.2f × the model's %v, want 0.8 to 25", m.p99, ratio, m.pred.Intended(0.99))
 	}
 
 	m = runEngine(t, capacity, 2*capacity, 200, 4*time.Second)
