@@ -218,6 +218,26 @@ func (m Model) Predict(l Load) (Prediction, error) {
 	return p, nil
 }
 
+// Sweep predicts a target sweep (benchtop's --sweep target=R1,R2,...
+// --step step): one Predict per rate, each step long, starting on the
+// sim's clock where the one before ended (so that the model's faults fall
+// in the segment they fall in in the run; the sim's clock starts with the
+// run phase's first operation), warmup left out of each (benchtop leaves
+// out a segment's first status interval). Each segment starts with an
+// empty queue: the backlog of an overloaded one is not carried over (in
+// benchtop at most one operation per thread is).
+func (m Model) Sweep(rates []float64, threads int, step, warmup time.Duration) ([]Prediction, error) {
+	out := make([]Prediction, 0, len(rates))
+	for i, r := range rates {
+		p, err := m.Predict(Load{Rate: r, Threads: threads, Duration: step, Warmup: warmup, Start: time.Duration(i) * step})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // MaxRate is the highest total target rate (ops/s) at which the model's
 // intended q-quantile over a segment shaped like l (its Threads,
 // Duration, Warmup, Start, ...; its Rate is what is searched) stays at or

@@ -185,3 +185,28 @@ func TestMaxRateConst(t *testing.T) {
 		t.Errorf("MaxRate = %g, want the capacity %g within 1 %%", got, m.Capacity())
 	}
 }
+
+// TestSweep: a sweep's segments follow one another on the sim's clock: a
+// stall scripted in the third segment shows there only, and intended
+// latency grows with the rate towards the capacity.
+func TestSweep(t *testing.T) {
+	m := Model{Servers: 20, Service: Service{Kind: Exp, Mean: time.Millisecond, CV: 1}, Seed: 4,
+		Faults: Faults{Stalls: []Window{{At: 12 * time.Second, For: time.Second}}}}
+	rates := []float64{5000, 10000, 15000, 19000}
+	ps, err := m.Sweep(rates, 64, 5*time.Second, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range ps {
+		stalled := p.Intended(1) > 500*time.Millisecond
+		if stalled != (i == 2) {
+			t.Errorf("segment %d (%g ops/s): longest intended latency %v; the stall is in segment 3 only", i+1, rates[i], p.Intended(1))
+		}
+		if i != 2 && !within(p.Throughput, rates[i], 0.02) {
+			t.Errorf("segment %d: %g ops/s, want %g", i+1, p.Throughput, rates[i])
+		}
+	}
+	if !(ps[0].Intended(0.99) < ps[3].Intended(0.99)) {
+		t.Errorf("intended p99 at 5,000 ops/s %v, at 19,000 %v: want it to grow towards the capacity", ps[0].Intended(0.99), ps[3].Intended(0.99))
+	}
+}
