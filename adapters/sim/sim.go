@@ -270,7 +270,7 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 }
 
 // Close drops the data and ends the waits: an operation still waiting,
-// or one that comes later, returns at once.
+// or one that comes later, fails at once ("the server is closed").
 func (db *DB) Close() error {
 	db.wt.close()
 	db.st.clear()

@@ -277,3 +277,30 @@ func TestUpdateKeepsItsKey(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseEndsWaits: an operation waiting when the server is closed
+// fails at once rather than waiting (or spinning) until its finish.
+func TestCloseEndsWaits(t *testing.T) {
+	db, err := Open(map[string]string{"sim.servers": "1", "sim.latency": "1h", "sim.service": "const"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- db.Insert(ctx, "t", "k", rec("v")) }()
+	for {
+		db.wt.mu.Lock()
+		n := len(db.wt.q)
+		db.wt.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	db.Close()
+	if err := <-done; !errors.Is(err, errClosed) {
+		t.Errorf("waiting at Close: %v, want %v", err, errClosed)
+	}
+	if err := db.Insert(ctx, "t", "k2", rec("v")); !errors.Is(err, errClosed) {
+		t.Errorf("after Close: %v, want %v", err, errClosed)
+	}
+}

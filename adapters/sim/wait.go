@@ -2,9 +2,11 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	_ "unsafe" // for go:linkname
 )
 
@@ -37,6 +39,8 @@ type waiter struct {
 	started bool
 	closed  bool
 	sl      sleeper
+
+	isClosed atomic.Bool // closed, read without the lock
 }
 
 type wake struct {
@@ -55,13 +59,17 @@ func newWaiter() *waiter { return &waiter{target: math.MaxInt64} }
 
 var chans = sync.Pool{New: func() any { return make(chan struct{}, 1) }}
 
-// until waits until nanotime reaches at, or ctx is done (its error).
+// errClosed is what a wait returns once the server is closed.
+var errClosed = errors.New("the server is closed")
+
+// until waits until nanotime reaches at, or ctx is done (its error), or
+// the waiter is closed (errClosed).
 func (w *waiter) until(ctx context.Context, at int64) error {
 	if at-nanotime() > spinWait {
 		ch := chans.Get().(chan struct{})
 		if !w.add(at-wakeEarly, ch) {
 			chans.Put(ch)
-			return nil // closed: the store is gone, nobody measures
+			return errClosed
 		}
 		if done := ctx.Done(); done != nil {
 			select {
@@ -73,6 +81,9 @@ func (w *waiter) until(ctx context.Context, at int64) error {
 			<-ch
 		}
 		chans.Put(ch)
+		if w.isClosed.Load() {
+			return errClosed // woken by close, maybe long before at
+		}
 	}
 	for nanotime() < at {
 		runtime.Gosched()
@@ -110,6 +121,7 @@ func (w *waiter) add(at int64, ch chan struct{}) bool {
 func (w *waiter) close() {
 	w.mu.Lock()
 	w.closed = true
+	w.isClosed.Store(true)
 	started, sl := w.started, w.sl
 	w.mu.Unlock()
 	if started {
