@@ -66,7 +66,7 @@ var quantiles = []struct {
 // Bounds are the classic histograms' upper bounds in seconds: the
 // Renard R10 series of preferred numbers (1, 1.25, 1.6, 2, 2.5, 3.15, 4,
 // 5, 6.3, 8 per decade; a geometric step of 10^(1/10), about 26 %) from
-// 1 µs to 63 s, 80 buckets and +Inf. Decades and the usual objectives
+// 1 µs to 63 s: 79 bounds and +Inf. Decades and the usual objectives
 // (1, 2, 2.5, 5 ms, 250 ms) are bounds, so a share of operations under an
 // objective is exact; histogram_quantile interpolates within one step.
 var Bounds = r10(-6, 63)

@@ -37,7 +37,10 @@ func listen(addr string, g prometheus.Gatherer) (*endpoint, error) {
 		return nil, err
 	}
 	e := &endpoint{ln: ln, scraped: make(chan struct{}), done: make(chan struct{})}
-	h := promhttp.HandlerFor(g, promhttp.HandlerOpts{EnableOpenMetrics: true, ErrorHandling: promhttp.ContinueOnError})
+	h := promhttp.HandlerFor(g, promhttp.HandlerOpts{EnableOpenMetrics: true, ErrorHandling: promhttp.ContinueOnError,
+		// A scrape is tens of KB: compressing it would cost the client's
+		// CPU more than it saves of its network.
+		DisableCompression: true})
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r)

@@ -111,8 +111,8 @@ type hist struct {
 // bucket stands for (HdrHistogram keeps 3 significant digits: a value
 // within 0.1 % above a bound may count below it); the sum takes each HDR
 // bucket's middle, as HdrHistogram's mean does. It returns the count and
-// sum added.
-func (h *hist) add(src *hdr.Histogram) (n uint64, sum float64) {
+// sum added, and the largest value (HdrHistogram's Max).
+func (h *hist) add(src *hdr.Histogram) (n uint64, sum float64, top int64) {
 	if h.counts == nil {
 		h.counts = make([]uint64, len(boundsNs)+1)
 	}
@@ -121,10 +121,11 @@ func (h *hist) add(src *hdr.Histogram) (n uint64, sum float64) {
 		h.counts[i] += uint64(c)
 		n += uint64(c)
 		sum += float64(c) * float64(lo+(hi-lo+1)/2) / 1e9
+		top = hi
 	})
 	h.n += n
 	h.sum += sum
-	return n, sum
+	return n, sum, top
 }
 
 // cumulative are h's buckets as Prometheus counts them: values at or
@@ -185,7 +186,7 @@ func (s *state) interval(agent string, ph engine.Phase, names []string, start, e
 			if c.lat[v] == nil {
 				c.lat[v] = &hist{}
 			}
-			n, sum := c.lat[v].add(h)
+			n, sum, top := c.lat[v].add(h)
 			if v != measure.OK && v != measure.OKIntended {
 				continue
 			}
@@ -195,7 +196,7 @@ func (s *state) interval(agent string, ph engine.Phase, names []string, start, e
 				f = &exactFigures{}
 				s.exact[k] = f
 			}
-			q := exact(h)
+			q := exact(h, top)
 			f.n, f.sum, f.values = f.n+n, f.sum+sum, &q
 		}
 	}
@@ -211,18 +212,30 @@ func (s *state) cumul(k opKey) *opCumul {
 	return c
 }
 
-// exact are h's figures in seconds at each of quantiles.
-func exact(h *hdr.Histogram) [5]float64 {
+// exact are h's figures in seconds at each of quantiles, as
+// ValueAtQuantile gives them (in one pass over the counts), and max (ns)
+// for quantile 1.
+func exact(h *hdr.Histogram, max int64) [5]float64 {
 	var out [5]float64
+	vs := h.ValueAtPercentilesSlice(pcts)
 	for i, q := range quantiles {
-		v := h.Max()
+		v := max
 		if q.pct < 100 {
-			v = h.ValueAtQuantile(q.pct)
+			v = vs[i]
 		}
 		out[i] = float64(v) / 1e9
 	}
 	return out
 }
+
+// pcts are the percentiles of quantiles, for ValueAtPercentilesSlice.
+var pcts = func() []float64 {
+	out := make([]float64, len(quantiles))
+	for i, q := range quantiles {
+		out[i] = q.pct
+	}
+	return out
+}()
 
 // snapshot takes the Snapshot's gauges.
 func (s *state) snapshot(snap *engine.Snapshot) {
