@@ -306,6 +306,10 @@ func (c *Conn) Send(typ string, body any) error {
 	return nil
 }
 
+// ErrTLSRecord is a TLS record read where a frame was expected: the peer
+// speaks TLS and this side does not.
+var ErrTLSRecord = errors.New("fleet: the peer speaks TLS (a TLS record where a frame was expected)")
+
 // ErrFrameTooLarge is a frame over the limit in force.
 var ErrFrameTooLarge = errors.New("fleet: frame over the size limit")
 
@@ -316,6 +320,11 @@ func (c *Conn) Recv() (Envelope, error) {
 		return env, err
 	}
 	n := int(binary.BigEndian.Uint32(c.hdr[:]))
+	if c.hdr[0] == 0x16 && c.hdr[1] == 0x03 && c.hdr[2] <= 0x04 {
+		// A TLS handshake record (type 22, version 3.x) where a frame's
+		// length was expected: the peer speaks TLS.
+		return env, ErrTLSRecord
+	}
 	if n > c.limit {
 		return env, fmt.Errorf("%w (%d bytes, limit %d): not a benchtop peer?", ErrFrameTooLarge, n, c.limit)
 	}
