@@ -234,7 +234,7 @@ func (s *session) loop(ctx context.Context) error {
 func (s *session) describe(err error) string {
 	var ce *adapters.ConfigError
 	if errors.As(err, &ce) {
-		return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", ce.Key, ce.Value, ce.Allowed)
+		return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", ce.Key, ce.Shown(), ce.Allowed)
 	}
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
