@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"benchtop/fleet"
+	"benchtop/internal/keyfile"
 )
 
 // agentOptions are `benchtop agent`'s flags.
@@ -147,6 +148,9 @@ func agentCommand(st *State, args []string) int {
 	}
 	var tlsCfg *tls.Config
 	if o.TLSCert != "" {
+		if err := keyfile.Secret("agent: --tls-key", o.TLSKey); err != nil {
+			return st.fail(exitUsage, err)
+		}
 		cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
 		if err != nil {
 			st.tell("agent: --tls-cert %s / --tls-key %s: %v", o.TLSCert, o.TLSKey, err)
