@@ -75,7 +75,8 @@ type sessionHooks struct {
 	failed func(err error)
 }
 
-// errHandshake marks an error of the handshake, already told of.
+// errHandshake marks an error of the handshake, or a refusal, already
+// told of.
 var errHandshake = errors.New("handshake")
 
 // handshakeError is a handshake's failure: the cause, marked.
@@ -116,10 +117,15 @@ func (s *session) close() {
 
 // refuse tells the peer why, logs it, and returns it as an error.
 func (s *session) refuse(format string, a ...any) error {
-	reason := adapters.MaskSecretsIn(fmt.Sprintf(format, a...), s.props)
-	_ = s.conn.Send(TypeRefuse, Refuse{Reason: reason})
-	s.cfg.logf("refused coordinator %s: %s", s.peer, reason)
-	return errors.New(reason)
+	return s.refuseWith(Refuse{Reason: fmt.Sprintf(format, a...)})
+}
+
+// refuseWith is refuse with the whole message.
+func (s *session) refuseWith(r Refuse) error {
+	r.Reason = adapters.MaskSecretsIn(r.Reason, s.props)
+	_ = s.conn.Send(TypeRefuse, r)
+	s.cfg.logf("refused coordinator %s: %s", s.peer, r.Reason)
+	return &handshakeError{errors.New(r.Reason)} // told of: not logged again
 }
 
 func (s *session) handshake() error {
@@ -258,6 +264,12 @@ func (s *session) prepare(ctx context.Context) error {
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	db, err := adapters.Open(octx, sp.Adapter, adapters.Properties(sp.Props))
 	cancel()
+	var ce *adapters.ConfigError
+	if errors.As(err, &ce) {
+		// Bad input on this agent (its memory store's load does not fit
+		// in its memory...): the coordinator exits 2, as a process would.
+		return s.refuseWith(Refuse{Reason: fmt.Sprintf("%s: %s", sp.Adapter, s.describe(err)), BadInput: true})
+	}
 	if err != nil {
 		return s.refuse("%s: cannot open: %s", sp.Adapter, s.describe(err))
 	}

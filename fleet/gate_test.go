@@ -263,3 +263,20 @@ func waitFor(cond func() bool) bool {
 	}
 	return cond()
 }
+
+// An agent whose adapter refuses the run's input (its memory store's load
+// would not fit in its memory) says so as bad input, which the
+// coordinator's command exits 2 for; a failure to connect is not.
+func TestAgentRefusesBadInput(t *testing.T) {
+	addr, _ := serveAgent(t, AgentConfig{}, nil)
+	cfg, props := memoryRun(t, "run", map[string]string{"recordcount": "1000000000000", "fieldcount": "100"})
+	_, err := Connect(context.Background(), CoordConfig{Config: cfg, Props: props, Token: testToken, Agents: []Endpoint{TCPEndpoint("a", addr, nil)}})
+	var re *RefusedError
+	if !errors.As(err, &re) || !re.BadInput || !strings.Contains(re.Reason, "recordcount") || !strings.Contains(re.Reason, "available") {
+		t.Errorf("a load no machine holds: %v, want a bad-input refusal naming recordcount and the memory available", err)
+	}
+	_, err = Connect(context.Background(), CoordConfig{Config: cfg, Props: props, Token: "another token, 32 bytes long.....", Agents: []Endpoint{TCPEndpoint("a", addr, nil)}})
+	if !errors.As(err, &re) || re.BadInput {
+		t.Errorf("a wrong token: %v, want a refusal that is not bad input", err)
+	}
+}

@@ -106,6 +106,10 @@ type Welcome struct {
 // Refuse ends a session with one line that says why.
 type Refuse struct {
 	Reason string
+	// BadInput: the run's input is refused on this side (a property its
+	// adapter rejects, a memory store that would not fit): the
+	// coordinator exits as for bad input.
+	BadInput bool `json:",omitempty"`
 }
 
 // Ping and Pong measure the clock offset (NTP-style).
@@ -359,7 +363,10 @@ func splitEnvelope(b []byte) (typ string, body []byte, ok bool) {
 }
 
 // RefusedError is a Refuse received from the peer.
-type RefusedError struct{ Reason string }
+type RefusedError struct {
+	Reason   string
+	BadInput bool
+}
 
 func (e *RefusedError) Error() string { return "refused: " + e.Reason }
 
@@ -377,7 +384,7 @@ func decode(env Envelope, typ string, body any) error {
 	if env.Type == TypeRefuse && typ != TypeRefuse {
 		var r Refuse
 		_ = json.Unmarshal(env.Body, &r)
-		return &RefusedError{Reason: r.Reason}
+		return &RefusedError{Reason: r.Reason, BadInput: r.BadInput}
 	}
 	if env.Type != typ {
 		return fmt.Errorf("fleet: expected a %s message, got %q", typ, env.Type)

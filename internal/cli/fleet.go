@@ -68,6 +68,10 @@ func fleetRun(st *State, o *options) int {
 			return exitUsage
 		}
 		st.tell("%s", adapters.MaskSecretsIn(output.OneLine(err), o.Props))
+		var re *fleet.RefusedError
+		if errors.As(err, &re) && re.BadInput {
+			return exitUsage // an agent refused the run's input (its memory...)
+		}
 		return exitFailure
 	}
 	st.onSignal(c.Interrupt)
