@@ -40,6 +40,7 @@ func secretCases(t *testing.T, dir, addr string) map[string][]map[string]string 
 	return map[string][]map[string]string{
 		"memory": {{"memory.password": fakeSecret}},
 		"null":   {{"null.secretKey": fakeSecret}},
+		"sim":    {{"sim.password": fakeSecret}}, // a model server: no secrets of its own
 		"redis": {
 			{"redis.addr": addr, "redis.password": fakeSecret},
 			{"redis.addr": addr, "redis.cusername": "u", "redis.cpassword": fakeSecret},
@@ -86,6 +87,9 @@ func TestNoSecretInAnyMessage(t *testing.T) {
 	sort.Strings(names)
 	for _, name := range names {
 		d, _ := adapters.Lookup(name)
+		if len(cases[name]) == 0 {
+			continue // told above
+		}
 		// One more case: every secret key the adapter reads, at once,
 		// with its first case's address and workload.
 		every := map[string]string{}
