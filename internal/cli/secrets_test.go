@@ -79,6 +79,9 @@ func TestNoSecretInAnyMessage(t *testing.T) {
 	cases := secretCases(t, dir, addr)
 	var names []string
 	for _, d := range adapters.Drivers() {
+		if strings.HasPrefix(d.Name, "test-") {
+			continue // registered by this package's other tests
+		}
 		names = append(names, d.Name)
 		if _, ok := cases[d.Name]; !ok {
 			t.Errorf("adapter %s has no case here: add how it takes secrets to secretCases", d.Name)
