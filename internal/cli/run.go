@@ -55,6 +55,7 @@ func localRun(st *State, o *options) int {
 		return st.fail(exitUsage, err)
 	}
 	defer sink.Close()
+	sink.Mask(adapters.SecretValues(o.Props))
 	mx, err := startMetrics(st, o, false) // --metrics, --metrics-push (metrics.go)
 	if err != nil {
 		return st.fail(exitUsage, err)
@@ -132,7 +133,7 @@ func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *o
 		Thresholds: o.Thresholds,                         // --threshold (thresholds.go)
 	}
 	if d, ok := db.(adapters.Describer); ok {
-		info.Target = d.Describe()
+		info.Target = adapters.MaskURL(d.Describe())
 	}
 	opts := engine.Options{Info: info}
 	p := &plan{exports: newExports(o), ycsb: ycsb, player: newPlayer(st, o)}
