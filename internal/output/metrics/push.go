@@ -54,6 +54,7 @@ type pusher struct {
 	failing bool // the latest request failed
 	lastErr string
 	closed  bool
+	started bool
 }
 
 // newPusher checks url and makes the pusher; start runs it.
@@ -71,7 +72,12 @@ func newPusher(rawURL string) (*pusher, error) {
 	return p, nil
 }
 
-func (p *pusher) start() { go p.run() }
+func (p *pusher) start() {
+	p.mu.Lock()
+	p.started = true
+	p.mu.Unlock()
+	go p.run()
+}
 
 // enqueue queues one interval's series, dropping the oldest when the
 // queue is full. It never blocks on the network.
@@ -153,7 +159,11 @@ func (p *pusher) clean(err error) string {
 func (p *pusher) finish(wait time.Duration) {
 	p.mu.Lock()
 	p.closed = true
+	started := p.started
 	p.mu.Unlock()
+	if !started {
+		return
+	}
 	select {
 	case p.wake <- struct{}{}:
 	default:
