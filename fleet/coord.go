@@ -63,8 +63,13 @@ type Coordinator struct {
 	// (DividesPartitions, as the agents' adapters declared it).
 	divided bool
 
-	mu          sync.Mutex
-	ctl         engine.Controls
+	mu  sync.Mutex
+	ctl engine.Controls
+	// partsAsked is when partitions were last asked of the agents, and
+	// the fleet's count asked (for the change's event: when it took
+	// effect).
+	partsAsked  time.Time
+	partsAskedN int
 	stopped     bool
 	interrupted bool
 	stopOnce    sync.Once

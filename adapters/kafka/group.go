@@ -34,6 +34,9 @@ import (
 // commitEvery is the period of the background commit.
 const commitEvery = time.Second
 
+// heartbeat is the group members' heartbeat interval.
+const heartbeat = 500 * time.Millisecond
+
 func (c *consumer) groupOpts() []kgo.Opt {
 	return []kgo.Opt{
 		kgo.ConsumerGroup(c.group),
@@ -45,6 +48,10 @@ func (c *consumer) groupOpts() []kgo.Opt {
 		kgo.OnPartitionsLost(c.onLost),
 		// New partitions (another member's `]`) are seen within this.
 		kgo.MetadataMaxAge(5 * time.Second),
+		// A member hears of a rebalance at its next heartbeat: franz-go's
+		// 3 s made the new partitions of a growth wait 2-3 s for a
+		// consumer.
+		kgo.HeartbeatInterval(heartbeat),
 	}
 }
 

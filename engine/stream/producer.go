@@ -221,6 +221,11 @@ func (p *producer) build(cur *epochState, ts int64) {
 	digits13(c0buf[:], wall-86_400_000)
 	epoch := uint32(cur.epoch)
 	origin := uint16(p.w.opts.Origin)
+	if p.w.shared {
+		// No epochs in a shared stream: the field names the writing
+		// process's run (see shared.go).
+		epoch, origin = p.w.runID, uint16(p.w.origin)
+	}
 	for i, k := range p.pendKeys {
 		part := p.pidx[i]
 		slot := offs[part]

@@ -12,8 +12,12 @@ import (
 //
 //	[0]     kind: 'D' data row, 'M' epoch marker
 //	[1]     format version (1)
-//	[2:4]   origin (little endian uint16): the process in a fleet (stream.origin)
-//	[4:8]   epoch (little endian uint32): the partition map it was written under
+//	[2:4]   origin (little endian uint16): the process that wrote it
+//	        (stream.origin; in a shared stream a random one when unset)
+//	[4:8]   epoch (little endian uint32): the partition map it was written
+//	        under; in a shared stream, which has no epoch barrier, the
+//	        writing process's run id instead (random, non-zero), which
+//	        tells two processes that drew one origin apart
 //	[8:12]  producer id
 //	[12:16] key: the producer's key index (uid below is its hash)
 //	[16:20] seq: the key's sequence number, from 1
@@ -61,7 +65,7 @@ func decodeHeader(b []byte) (h rowHeader, ok bool) {
 	}
 	h.kind = b[0]
 	h.origin = binary.LittleEndian.Uint16(b[2:])
-	h.epoch = binary.LittleEndian.Uint32(b[4:])
+	h.epoch = binary.LittleEndian.Uint32(b[4:]) // the run id in a shared stream
 	h.producer = binary.LittleEndian.Uint32(b[8:])
 	h.key = binary.LittleEndian.Uint32(b[12:])
 	h.seq = binary.LittleEndian.Uint32(b[16:])

@@ -78,32 +78,10 @@ func WriteFleetText(w io.Writer, c *fleet.Coordinator) {
 }
 
 // WriteFleetStream writes the fleet's verdict on a shared stream's rows
-// (every agent's ledger merged), in the [STREAM] lines' form; nothing
-// without a shared stream.
+// (every agent's ledger merged): WriteStreamVerdict's [STREAM-FLEET]
+// lines; nothing without a shared stream.
 func WriteFleetStream(w io.Writer, c *fleet.Coordinator) {
-	v, missing, ok := c.StreamVerdict()
-	if !ok {
-		return
+	if v, missing, ok := c.StreamVerdict(); ok {
+		WriteStreamVerdict(w, v, missing)
 	}
-	line := func(k string, x any) { fmt.Fprintf(w, "[STREAM-FLEET], %s, %v\n", k, x) }
-	line("Ledgers", v.Ledgers)
-	if missing > 0 {
-		line("MissingLedgers", missing)
-	}
-	line("RowsProduced", v.Produced)
-	line("RowsConsumed", v.Consumed)
-	line("RowsLost", v.Lost)
-	line("RowsDuplicated", v.Duplicated)
-	line("RowsOutOfOrder", v.OutOfOrder)
-	line("RowsUnknown", v.Unknown)
-	line("FailedWrites", v.FailedWrites)
-	for _, l := range v.PerLedger {
-		fmt.Fprintf(w, "[STREAM-FLEET], Origin %d RowsProduced, %d\n", l.Origin, l.Produced)
-		fmt.Fprintf(w, "[STREAM-FLEET], Origin %d RowsConsumed, %d\n", l.Origin, l.Consumed)
-	}
-	verdict := "OK"
-	if !v.OK() || missing > 0 {
-		verdict = "FAILED"
-	}
-	line("Verdict", verdict)
 }
