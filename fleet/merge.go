@@ -183,7 +183,9 @@ func (m *merger) add(a *agent, iv *Interval) {
 	}
 	if err := addInterval(&m.sum, iv); err != nil {
 		m.c.lose(a, time.Since(m.runStart), oneLine(err))
+		return
 	}
+	m.account(a, iv)
 }
 
 // publishReady publishes every interval that is complete (or whose wait
