@@ -128,6 +128,11 @@ type GroupStream interface {
 	// 0 to n-1 to a member (after a growth: the group's rebalance), or
 	// when ctx ends.
 	WaitAssigned(ctx context.Context, n int) error
+	// Lag is the group's lag per partition as last measured (about once a
+	// second): rows in the stream beyond what the group has delivered
+	// (for Kafka the end offset less the committed offset); nil before the
+	// first measure. One process cannot tell it from its own deliveries.
+	Lag() []int64
 }
 
 // StreamOnly is embedded by the adapters that carry the stream workload

@@ -100,6 +100,25 @@ func (c *consumer) onLost(_ context.Context, _ *kgo.Client, lost map[string][]in
 	}
 }
 
+// owned returns the offset after the last record this member's reader of
+// partition p delivered while it owns p, -1 when it does not own it or
+// delivered nothing since it was assigned.
+func (c *consumer) owned(p int32) int64 {
+	c.mu.Lock()
+	if int(p) >= len(c.queues) {
+		c.mu.Unlock()
+		return -1
+	}
+	q := c.queues[p]
+	c.mu.Unlock()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.owned {
+		return -1
+	}
+	return q.delivered
+}
+
 // collect returns the delivered offsets of the queues (locked by the
 // caller) that delivered since their last commit, and marks them clean.
 func (c *consumer) collect(qs []*queue) map[string]map[int32]kgo.EpochOffset {

@@ -231,8 +231,20 @@ func TestGroupPositionsAndSpans(t *testing.T) {
 			t.Fatalf("positions %v: want 0..49", got)
 		}
 	}
-	spans, err := s.(adapters.GroupStream).Spans(ctx)
+	gs := s.(adapters.GroupStream)
+	spans, err := gs.Spans(ctx)
 	if err != nil || len(spans) != 1 || spans[0] != (adapters.Span{Partition: 0, From: 0, End: 50}) {
 		t.Errorf("spans %+v (%v), want partition 0 from 0 to 50", spans, err)
+	}
+	// Every row delivered is committed within a second; the group's lag,
+	// measured every second, falls to 0.
+	for {
+		if lag := gs.Lag(); len(lag) == 1 && lag[0] == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the group's lag is %v, not [0], 30 s after every row was read", gs.Lag())
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -141,6 +141,57 @@ func (s *stream) watchGrowth(ctx context.Context) {
 	}
 }
 
+// lagPoll is how often a group member measures the group's lag.
+const lagPoll = time.Second
+
+// Lag is the group's lag per partition as watchLag last measured it.
+func (s *stream) Lag() []int64 {
+	if p := s.lag.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// watchLag measures the group's lag every lagPoll until ctx ends: end
+// offsets less committed offsets, or, for the partitions this member
+// owns, less the offsets its readers delivered (members commit once a
+// second: the committed lag would count up to a second of rows delivered
+// since).
+func (s *stream) watchLag(ctx context.Context) {
+	t := time.NewTicker(lagPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		ends, err := s.db.admin.ListEndOffsets(ctx, s.topic)
+		if err != nil || ends.Error() != nil {
+			continue
+		}
+		got, err := s.db.admin.FetchOffsets(ctx, s.db.cfg.Group)
+		if err != nil || got.Error() != nil {
+			continue
+		}
+		lag := make([]int64, s.Partitions())
+		ends.Each(func(o kadm.ListedOffset) {
+			if int(o.Partition) >= len(lag) {
+				return
+			}
+			at := int64(0)
+			if c, ok := got.Lookup(s.topic, o.Partition); ok && c.Err == nil && c.At > 0 {
+				at = c.At
+			}
+			if q := s.cons.owned(o.Partition); q >= 0 {
+				at = max(at, q)
+			}
+			lag[o.Partition] = max(o.Offset-at, 0)
+		})
+		s.lag.Store(&lag)
+	}
+}
+
 // Spans returns every partition's log start and end offsets.
 func (s *stream) Spans(ctx context.Context) ([]adapters.Span, error) {
 	starts, err := s.db.admin.ListStartOffsets(ctx, s.topic)

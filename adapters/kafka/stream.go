@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -63,6 +64,7 @@ func (db *DB) OpenStream(ctx context.Context, name string, partitions int) (adap
 	wctx, s.stopWatch = context.WithCancel(context.Background())
 	if db.cfg.Group != "" {
 		go s.watchGrowth(wctx)
+		go s.watchLag(wctx)
 	}
 	return s, nil
 }
@@ -82,8 +84,10 @@ type stream struct {
 	mu    sync.Mutex
 	parts int
 
-	// A group member follows another member's growth (shared.go).
+	// A group member follows another member's growth and measures the
+	// group's lag (shared.go).
 	grown     chan int
+	lag       atomic.Pointer[[]int64]
 	stopWatch context.CancelFunc
 }
 

@@ -100,7 +100,7 @@ func (w *Workload) consume(pt *partition) {
 		if len(rows) == 0 {
 			continue
 		}
-		d.now = w.now()
+		d.now = w.rowClock(w.now())
 		d.pos = nil
 		if pr != nil {
 			if pos := pr.Positions(); len(pos) == len(rows) {
@@ -119,7 +119,7 @@ func (w *Workload) consume(pt *partition) {
 // partition's counters and latency histogram, and the consumer's epoch
 // barrier.
 type delivery struct {
-	now           int64 // when the rows were read
+	now           int64 // when the rows were read (rowClock)
 	n, nb, lastTS int64 // rows, bytes, the newest write time
 	runs          []tsRun
 	allowed       int     // the newest epoch this consumer may deliver

@@ -22,7 +22,8 @@ import (
 // view; nil views are skipped, and nil is returned when all are. Divided,
 // the partitions are listed agent after agent, numbered on (agent 2's
 // partition 0 follows agent 1's last); shared, partition p's figures are
-// the agents' sum (its lag what all produced less what all consumed).
+// the agents' sum, its lag the group's (the least of the agents'
+// measures: its owner's).
 func MergeViews(views []*workload.View, shared bool) *workload.View {
 	var out *workload.View
 	var pv *View
@@ -125,7 +126,7 @@ func addShared(dst, v *View) {
 	for _, p := range own {
 		i := sort.Search(len(dst.Parts), func(i int) bool { return dst.Parts[i].Index >= p.Index })
 		if i == len(dst.Parts) || dst.Parts[i].Index != p.Index {
-			dst.Parts = slices.Insert(dst.Parts, i, PartitionView{Index: p.Index})
+			dst.Parts = slices.Insert(dst.Parts, i, PartitionView{Index: p.Index, Lag: p.Lag})
 		}
 		q := &dst.Parts[i]
 		q.Active, q.Consuming, q.Held = q.Active || p.Active, q.Consuming || p.Consuming, q.Held || p.Held
@@ -135,7 +136,10 @@ func addShared(dst, v *View) {
 		q.Consumed += p.Consumed
 		q.ProducedTotal += p.ProducedTotal
 		q.Unknown += p.Unknown
-		q.Lag = max(0, q.ProducedTotal-q.Consumed)
+		// The group's lag, as each agent measures it: the partition's
+		// owner from what it delivered, the others from the commits (a
+		// second behind at most); the owner's is the least.
+		q.Lag = min(q.Lag, p.Lag)
 		q.LagSeconds = max(q.LagSeconds, p.LagSeconds)
 		q.P50, q.P95, q.P99, q.Max = max(q.P50, p.P50), max(q.P95, p.P95), max(q.P99, p.P99), max(q.Max, p.Max)
 		q.LatencyCount += p.LatencyCount
@@ -208,7 +212,7 @@ func SumSummaries(parts []*Summary, shared bool) *Summary {
 	best := -1
 	for i := range parts[0].Scenarios {
 		row := Scenario{Agents: len(parts)}
-		for _, p := range parts {
+		for j, p := range parts {
 			sc := p.Scenarios[i]
 			row.Partitions = addParts(row.Partitions, sc.Partitions)
 			row.Threads += sc.Threads
@@ -221,7 +225,16 @@ func SumSummaries(parts []*Summary, shared bool) *Summary {
 			row.StableMBPerSec += sc.StableMBPerSec
 			row.CPUCores += sc.CPUCores
 			row.RSS += sc.RSS
-			row.MaxLag += sc.MaxLag
+			switch {
+			case !shared:
+				row.MaxLag += sc.MaxLag
+			case j == 0:
+				row.MaxLag = sc.MaxLag
+			default:
+				// The group's lag as each agent measured it: the least is
+				// the nearest (each measures its own partitions exactly).
+				row.MaxLag = min(row.MaxLag, sc.MaxLag)
+			}
 			row.E2E = worstE2E(row.E2E, sc.E2E)
 		}
 		row.MsPer1000Rows = msPer1000(row.StableRowsPerSec)

@@ -62,22 +62,23 @@ func TestSumSummaries(t *testing.T) {
 }
 
 // A shared stream's partitions are one set across the agents: the count
-// is the stream's, partition p's figures the agents' sum, its lag what
-// all produced less what all consumed.
+// is the stream's, partition p's figures the agents' sum, its lag the
+// group's: the least of the agents' measures (its owner's).
 func TestMergeViewsShared(t *testing.T) {
 	a := &workload.View{Partitions: &View{Partitions: 4, Consumers: 4, Threads: 2, Produced: 1000, Consumed: 700, Lag: 300,
 		Parts: []PartitionView{{Index: 0, ProducedTotal: 600, Consumed: 600, Rate: 10}, {Index: 1, ProducedTotal: 400, Consumed: 100, Rate: 5, Lag: 300}}}}
 	b := &workload.View{Partitions: &View{Partitions: 4, Consumers: 4, Threads: 2, Produced: 800, Consumed: 1100,
-		Parts: []PartitionView{{Index: 1, ProducedTotal: 300, Consumed: 600, Rate: 7}, {Index: 3, ProducedTotal: 500, Consumed: 500, Rate: 1}}}}
+		Parts: []PartitionView{{Index: 1, ProducedTotal: 300, Consumed: 600, Rate: 7, Lag: 55}, {Index: 3, ProducedTotal: 500, Consumed: 500, Rate: 1, Lag: 40}}}}
+	a.Partitions.Parts[1].Lag = 40 // the group's lag of partition 1: a owns it, b measures from the commits
 	p := MergeViews([]*workload.View{a, b}, true).Partitions
 	if p.Partitions != 4 || p.Consumers != 4 || p.Threads != 4 || p.Produced != 1800 || p.Consumed != 1800 {
 		t.Errorf("partitions %d, consumers %d, threads %d, produced %d, consumed %d: want 4, 4, 4, 1800, 1800", p.Partitions, p.Consumers, p.Threads, p.Produced, p.Consumed)
 	}
-	if len(p.Parts) != 3 || p.Parts[1].Index != 1 || p.Parts[1].Rate != 12 || p.Parts[1].ProducedTotal != 700 || p.Parts[1].Consumed != 700 || p.Parts[1].Lag != 0 {
-		t.Errorf("parts %+v: want 0, 1 (the agents' sum, no lag), 3", p.Parts)
+	if len(p.Parts) != 3 || p.Parts[1].Index != 1 || p.Parts[1].Rate != 12 || p.Parts[1].ProducedTotal != 700 || p.Parts[1].Consumed != 700 || p.Parts[1].Lag != 40 {
+		t.Errorf("parts %+v: want 0, 1 (the agents' sum, the owner's lag 40), 3", p.Parts)
 	}
-	if p.Lag != 0 {
-		t.Errorf("lag %d: every row produced was consumed by one agent or the other", p.Lag)
+	if p.Lag != 80 {
+		t.Errorf("lag %d, want 80: the group's 40 of partitions 1 and 3, each counted once", p.Lag)
 	}
 }
 

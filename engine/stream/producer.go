@@ -237,7 +237,7 @@ func (p *producer) build(cur *epochState, ts int64) {
 		binary.LittleEndian.PutUint32(row[8:], p.id)
 		binary.LittleEndian.PutUint32(row[12:], k)
 		binary.LittleEndian.PutUint32(row[16:], p.pendSeqs[i])
-		binary.LittleEndian.PutUint64(row[20:], uint64(ts))
+		binary.LittleEndian.PutUint64(row[20:], uint64(p.w.rowClock(ts)))
 		binary.LittleEndian.PutUint32(row[28:], uidOf(p.id, k))
 		copy(row[p.lay.timeOff:], tbuf[:])
 		copy(row[p.lay.col0Off:], c0buf[:])

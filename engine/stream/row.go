@@ -21,7 +21,8 @@ import (
 //	[8:12]  producer id
 //	[12:16] key: the producer's key index (uid below is its hash)
 //	[16:20] seq: the key's sequence number, from 1
-//	[20:28] produce time, ns since the workload's start (monotonic clock)
+//	[20:28] produce time, ns since the workload's start (monotonic clock);
+//	        in a shared stream ns since the Unix epoch (see rowClock)
 //	[28:32] uid: 4-byte hash, the partition key (partition = uid % P)
 //	[32:]   |name=…|class=…|time=<13 digits>|col0=<13 digits>|col1=<13 digits>
 //

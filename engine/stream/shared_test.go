@@ -76,6 +76,9 @@ func (m *member) Grown() <-chan int { return m.grown }
 // WaitAssigned: every partition has an owner at once.
 func (m *member) WaitAssigned(context.Context, int) error { return nil }
 
+// Lag: the fake measures none.
+func (m *member) Lag() []int64 { return nil }
+
 func (m *member) Spans(context.Context) ([]adapters.Span, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -241,8 +244,10 @@ func TestSharedStreamPartialVerdicts(t *testing.T) {
 		for i, w := range []*Workload{a, b} {
 			s := sums[i]
 			final, _ := w.Finish(context.Background())
-			if s.Verdict != VerdictPartial || s.ConsumedElsewhere == 0 || s.ForeignConsumed == 0 {
-				t.Errorf("drop %d: member %d: verdict %q, %d consumed elsewhere, %d from elsewhere: want partial with both", drop, i, s.Verdict, s.ConsumedElsewhere, s.ForeignConsumed)
+			// Which member consumed what depends on which ended first (its
+			// partitions then go to the other): each saw the other's part.
+			if s.Verdict != VerdictPartial || s.ConsumedElsewhere+s.ForeignConsumed == 0 {
+				t.Errorf("drop %d: member %d: verdict %q, %d consumed elsewhere, %d from elsewhere: want partial", drop, i, s.Verdict, s.ConsumedElsewhere, s.ForeignConsumed)
 			}
 			if len(final.Problems) != 0 || len(final.Notes) == 0 || !strings.Contains(final.Notes[0], partialText(s.ConsumedElsewhere)) {
 				t.Errorf("drop %d: member %d: problems %q, notes %q: want none and the partial verdict", drop, i, final.Problems, final.Notes)
@@ -277,10 +282,17 @@ func TestSharedStreamOriginCollision(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// Each says it when it delivered rows of the other (which one did
+	// depends on which ended first); at least one did.
+	seen := int64(0)
 	for i, s := range sums {
-		if s.OriginShared == 0 || !strings.Contains(strings.Join(s.Notes(), " "), "origin 5 was drawn by another process") {
+		seen += s.OriginShared
+		if s.OriginShared > 0 != strings.Contains(strings.Join(s.Notes(), " "), "origin 5 was drawn by another process") {
 			t.Errorf("member %d: %d rows of the other origin-5 process, notes %q", i, s.OriginShared, s.Notes())
 		}
+	}
+	if seen == 0 {
+		t.Error("neither member saw a row of the other, which drew the same origin")
 	}
 	v := Merge(sums[0].Ledger, sums[1].Ledger)
 	if !v.OK() || v.Produced != 4000 || v.Distinct != 4000 || len(v.SharedOrigins) != 1 || v.SharedOrigins[0] != 5 {

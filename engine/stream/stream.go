@@ -250,6 +250,19 @@ func (w *Workload) LoadOp() int { return OpProduce }
 // now is the workload's monotonic clock in ns.
 func (w *Workload) now() int64 { return int64(time.Since(w.base)) }
 
+// rowClock is t (of now's clock) as rows carry their write time: now's
+// clock in a stream of this process's own; in a shared stream, whose rows
+// another process may deliver, nanoseconds since the Unix epoch (this
+// process's wall clock at its start, plus its monotonic clock since), so
+// that end-to-end latency holds across processes (across machines it
+// includes their clocks' skew).
+func (w *Workload) rowClock(t int64) int64 {
+	if w.shared {
+		return w.base.UnixNano() + t
+	}
+	return t
+}
+
 // Start opens the stream and starts one consumer per partition, for the
 // run phase; the load phase has nothing to do.
 func (w *Workload) Start(ctx context.Context, phase string, partitions int) error {
@@ -318,7 +331,7 @@ func (w *Workload) ensureReaders(ctx context.Context, n int) error {
 		if err != nil {
 			return fmt.Errorf("stream: reader of partition %d: %w", p, err)
 		}
-		parts = append(parts, newPartition(p, r, w.now()))
+		parts = append(parts, newPartition(p, r, w.rowClock(w.now())))
 	}
 	w.parts.Store(&parts)
 	return nil
