@@ -250,14 +250,15 @@ func (p *proc) Read(b []byte) (int, error) {
 	if errors.Is(err, os.ErrClosed) {
 		return 0, io.EOF // our own Close
 	}
+	// Both come at once after an exit; the bounds are for a loaded box.
 	select {
 	case <-p.exited:
-	case <-time.After(2 * time.Second):
+	case <-time.After(5 * time.Second):
 		return 0, err // still running: the stream alone ended
 	}
 	select {
 	case <-p.stderrDone:
-	case <-time.After(time.Second):
+	case <-time.After(5 * time.Second):
 	}
 	p.mu.Lock()
 	tail := strings.Join(p.tail, "; ")
