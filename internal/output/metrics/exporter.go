@@ -187,18 +187,19 @@ func (e *Exporter) Close() {
 }
 
 // StreamRows is the stream workload's closing account in results (nil
-// when the run is no stream's).
+// when the run is no stream's, or when its lost rows are not judged here:
+// a partial verdict, one member of a shared stream).
 func StreamRows(results []*engine.PhaseResult) *stream.RowCounts {
 	if len(results) == 0 || results[len(results)-1].Closing == nil {
 		return nil
 	}
 	switch s := results[len(results)-1].Closing.JSON.(type) {
 	case stream.Summary:
-		if !s.FleetVerdict {
+		if s.Verdict != stream.VerdictPartial {
 			return &s.RowCounts
 		}
 	case *stream.Summary:
-		if s != nil && !s.FleetVerdict {
+		if s != nil && s.Verdict != stream.VerdictPartial {
 			return &s.RowCounts
 		}
 	}
