@@ -74,6 +74,7 @@ var (
 	_ adapters.BatchInserter = (*DB)(nil)
 	_ adapters.Describer     = (*DB)(nil)
 	_ adapters.Preparer      = (*DB)(nil)
+	_ adapters.Partitioned   = (*DB)(nil)
 )
 
 // dialect is what the table check knows of PostgreSQL: unquoted names
@@ -169,6 +170,18 @@ func (db *DB) Describe() string {
 	t := db.table
 	db.mu.Unlock()
 	return fmt.Sprintf("%s %s (PostgreSQL %s), table %s", Name, db.cfg.Where(), db.version, db.cfg.Describe(t))
+}
+
+// Partitions is the table's partitions (1 when it is not partitioned), or
+// those it will have when the load creates it: the run's, fixed while it
+// goes on.
+func (db *DB) Partitions() int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.table.Exists {
+		return max(db.table.Partitions, 1)
+	}
+	return db.cfg.Partitions
 }
 
 // BatchSize is db.batchsize when the load batches (jdbc.batchupdateapi, or
