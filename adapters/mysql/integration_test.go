@@ -114,6 +114,9 @@ func TestIntegrationConformancePartitioned(t *testing.T) {
 	if n != 4 {
 		t.Errorf("%s has %d KEY partitions, want 4", table, n)
 	}
+	if n := db.Partitions(); n != 4 {
+		t.Errorf("Partitions() = %d, want 4", n)
+	}
 	if d := db.Describe(); !strings.Contains(d, "4 key partitions") {
 		t.Errorf("Describe() = %q, want it to name the 4 key partitions", d)
 	}
@@ -222,4 +225,52 @@ func TestIntegrationWrongPasswordMasked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The statements the server ran are YCSB's, as docs/adapters/mysql.md
+// lists them: MariaDB's general log, on for the test, holds every
+// statement prepared on the table after a load and a run of every
+// operation type.
+func TestIntegrationStatementsAsDocumented(t *testing.T) {
+	props := testProps(t)
+	a := admin(t)
+	a.SetMaxOpenConns(1) // the session that turns the log on and off
+	table := tableName("stmt")
+	tables{a}.Drop(t, table)
+	for _, q := range []string{"SET GLOBAL log_output = 'TABLE'", "SET GLOBAL general_log = 1"} {
+		if _, err := a.Exec(q); err != nil {
+			t.Skipf("the general log cannot be turned on (%v): the test needs a user allowed SET GLOBAL", err)
+		}
+	}
+	t.Cleanup(func() { a.Exec("SET GLOBAL general_log = 0") })
+	for k, v := range map[string]string{"table": table, "recordcount": "200", "operationcount": "2000", "threadcount": "2",
+		"readproportion": "0.3", "updateproportion": "0.2", "insertproportion": "0.2", "scanproportion": "0.2", "deleteproportion": "0.1",
+		"requestdistribution": "uniform", "status.interval": "100ms", "workload": "core"} {
+		props[k] = v
+	}
+	jdbctest.Run(t, Name, "load", props)
+	jdbctest.Run(t, Name, "run", props)
+	if _, err := a.Exec("SET GLOBAL general_log = 0"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := a.Query("SELECT DISTINCT CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE command_type = 'Prepare' AND argument LIKE ?", "%"+table+"%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ran []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		ran = append(ran, s)
+	}
+	jdbctest.CompareStatements(t, "../../docs/adapters/mysql.md", table, ran, []string{
+		"INSERT INTO usertable (YCSB_KEY,field0,field1,field2,field3,field4,field5,field6,field7,field8,field9) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+		"SELECT * FROM usertable WHERE YCSB_KEY = ?",
+		"SELECT * FROM usertable WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?",
+		"UPDATE usertable SET FIELD=? WHERE YCSB_KEY = ?",
+		"DELETE FROM usertable WHERE YCSB_KEY = ?",
+	})
 }

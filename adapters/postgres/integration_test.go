@@ -124,6 +124,9 @@ func TestIntegrationConformancePartitioned(t *testing.T) {
 	if rows[0][0] != "4" {
 		t.Errorf("%s has %s partitions, want 4", table, rows[0][0])
 	}
+	if n := db.Partitions(); n != 4 {
+		t.Errorf("Partitions() = %d, want 4", n)
+	}
 	if d := db.Describe(); !strings.Contains(d, "4 hash partitions") {
 		t.Errorf("Describe() = %q, want it to name the 4 hash partitions", d)
 	}
@@ -240,4 +243,37 @@ func TestIntegrationWrongPasswordMasked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The statements the server ran are YCSB's, as docs/adapters/postgres.md
+// lists them: pg_stat_statements (the CI server preloads it) holds every
+// statement on the table after a load and a run of every operation type.
+func TestIntegrationStatementsAsDocumented(t *testing.T) {
+	props := testProps(t)
+	c := admin(t)
+	if rows := query(t, c, "SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_statements'"); rows[0][0] != "1" {
+		t.Skip("pg_stat_statements is not installed in this database (.ci/servers/postgres.sh installs it)")
+	}
+	table := tableName("stmt")
+	dropTable(t, table)
+	for k, v := range map[string]string{"table": table, "recordcount": "200", "operationcount": "2000", "threadcount": "2",
+		"readproportion": "0.3", "updateproportion": "0.2", "insertproportion": "0.2", "scanproportion": "0.2", "deleteproportion": "0.1",
+		"requestdistribution": "uniform", "status.interval": "100ms", "workload": "core"} {
+		props[k] = v
+	}
+	jdbctest.Run(t, Name, "load", props)
+	jdbctest.Run(t, Name, "run", props)
+	var ran []string
+	for _, r := range query(t, c, fmt.Sprintf("SELECT query FROM pg_stat_statements WHERE query LIKE '%%%s%%'", table)) {
+		if s := r[0]; !strings.HasPrefix(s, "CREATE") && !strings.HasPrefix(s, "SELECT pg_advisory") && !strings.HasPrefix(s, "DROP") {
+			ran = append(ran, s)
+		}
+	}
+	jdbctest.CompareStatements(t, "../../docs/adapters/postgres.md", table, ran, []string{
+		"INSERT INTO usertable (YCSB_KEY,field0,field1,field2,field3,field4,field5,field6,field7,field8,field9) VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)",
+		"SELECT * FROM usertable WHERE YCSB_KEY = $1",
+		"SELECT * FROM usertable WHERE YCSB_KEY >= $1 ORDER BY YCSB_KEY LIMIT $2",
+		"UPDATE usertable SET FIELD=$1 WHERE YCSB_KEY = $2",
+		"DELETE FROM usertable WHERE YCSB_KEY = $1",
+	})
 }
