@@ -13,8 +13,9 @@
 #
 # stdout of start carries only `#` comments and `export` lines, so that
 #   eval "$(bash .ci/servers/mariadb.sh start)"
-# sets BENCHTOP_MYSQL_URL (no password in it) and BENCHTOP_MYSQL_PASSWORD;
-# everything else goes to stderr.
+# sets BENCHTOP_MYSQL_URL (no password in it), BENCHTOP_MYSQL_PASSWORD and
+# BENCHTOP_MARIADB_PID_FILE (mariadbd's, for scripts that read the server's
+# CPU); everything else goes to stderr.
 #
 # Environment:
 #   BENCHTOP_MARIADB_PORT      loopback port (default 3306); the state folder
@@ -49,6 +50,7 @@ print_env() {
 	echo "# MariaDB $(mariadbd --version | awk '{print $3}') on $SRV_HOST:$PORT, data $DATA, log $LOG_FILE"
 	echo "export BENCHTOP_MYSQL_URL='mysql://benchtop@$SRV_HOST:$PORT/ycsb'"
 	echo "export BENCHTOP_MYSQL_PASSWORD='$(cat "$PASS_FILE")'"
+	echo "export BENCHTOP_MARIADB_PID_FILE='$PID_FILE'"
 }
 
 start() {

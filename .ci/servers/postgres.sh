@@ -12,8 +12,9 @@
 #
 # stdout of start carries only `#` comments and `export` lines, so that
 #   eval "$(bash .ci/servers/postgres.sh start)"
-# sets BENCHTOP_POSTGRES_URL (no password in it) and
-# BENCHTOP_POSTGRES_PASSWORD; everything else goes to stderr.
+# sets BENCHTOP_POSTGRES_URL (no password in it), BENCHTOP_POSTGRES_PASSWORD
+# and BENCHTOP_POSTGRES_PID_FILE (the postmaster's, for scripts that read
+# the server's CPU); everything else goes to stderr.
 #
 # Environment:
 #   BENCHTOP_POSTGRES_PORT      loopback port (default 5432); the state folder
@@ -57,6 +58,7 @@ print_env() {
 	echo "# PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on $SRV_HOST:$PORT, data $DATA, log $LOG_FILE"
 	echo "export BENCHTOP_POSTGRES_URL='postgres://postgres@$SRV_HOST:$PORT/ycsb?sslmode=disable'"
 	echo "export BENCHTOP_POSTGRES_PASSWORD='$(cat "$PASS_FILE")'"
+	echo "export BENCHTOP_POSTGRES_PID_FILE='$DATA/postmaster.pid'"
 }
 
 start() {
