@@ -141,9 +141,14 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 	return db, nil
 }
 
-// where is the server's address for messages (no password).
+// where is the server for messages (never the password): database ycsb
+// at 127.0.0.1:3306 as benchtop.
 func (db *DB) where() string {
-	return fmt.Sprintf("%s(%s)/%s as %s", db.mycfg.Net, db.mycfg.Addr, db.mycfg.DBName, db.mycfg.User)
+	at := db.mycfg.Addr
+	if db.mycfg.Net != "tcp" {
+		at = db.mycfg.Net + " " + at
+	}
+	return fmt.Sprintf("database %s at %s as %s", db.mycfg.DBName, at, db.mycfg.User)
 }
 
 // Prepare creates the table for a load when it is absent, and refuses a
@@ -156,7 +161,7 @@ func (db *DB) Prepare(ctx context.Context, load bool) error {
 	}
 	if !load {
 		return &adapters.ConfigError{Key: "table", Value: db.cfg.Table, Allowed: fmt.Sprintf(
-			"an existing table: %s has none of this name; load it first (benchtop load %s ... with the same db.url)", db.where(), Name)}
+			"an existing table (%s has none of this name): load it first, benchtop load %s with the same properties", db.where(), Name)}
 	}
 	c, err := db.pool.Get(ctx)
 	if err != nil {

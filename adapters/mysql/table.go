@@ -27,7 +27,7 @@ func (db *DB) inspect(ctx context.Context, c *conn) (jdbc.Table, error) {
 		"SELECT COLUMN_NAME, LOWER(DATA_TYPE) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s AND TABLE_NAME = '%s' ORDER BY ORDINAL_POSITION",
 		schema, name))
 	if err != nil {
-		return t, fmt.Errorf("look at table %s at %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
+		return t, fmt.Errorf("look at table %s in %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
 	}
 	for _, r := range rows {
 		t.Columns = append(t.Columns, jdbc.Column{Name: r[0], Type: r[1]})
@@ -40,7 +40,7 @@ func (db *DB) inspect(ctx context.Context, c *conn) (jdbc.Table, error) {
 		"SELECT LOWER(PARTITION_METHOD), COUNT(*) FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = %s AND TABLE_NAME = '%s' AND PARTITION_NAME IS NOT NULL GROUP BY PARTITION_METHOD",
 		schema, name))
 	if err != nil {
-		return t, fmt.Errorf("look at table %s's partitions at %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
+		return t, fmt.Errorf("look at table %s's partitions in %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
 	}
 	for _, r := range rows {
 		t.Method = r[0]
@@ -71,11 +71,11 @@ func CreateSQL(c jdbc.Config) string {
 // create makes the table (unless another client did) and looks at it.
 func (db *DB) create(ctx context.Context, c *conn) (jdbc.Table, error) {
 	if err := db.execText(ctx, c, CreateSQL(db.cfg)); err != nil {
-		return jdbc.Table{}, fmt.Errorf("create table %s at %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
+		return jdbc.Table{}, fmt.Errorf("create table %s in %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
 	}
 	t, err := db.inspect(ctx, c)
 	if err == nil && !t.Exists {
-		err = fmt.Errorf("create table %s at %s: created, but not found afterwards", db.cfg.Table, db.where())
+		err = fmt.Errorf("create table %s in %s: created, but not found afterwards", db.cfg.Table, db.where())
 	}
 	return t, err
 }

@@ -130,9 +130,10 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 	return db, nil
 }
 
-// where is the server's address for messages, its password masked.
+// where is the server for messages (never the password): database ycsb
+// at 127.0.0.1:5432 as postgres.
 func (db *DB) where() string {
-	return fmt.Sprintf("%s:%d/%s as %s", db.pgcfg.Host, db.pgcfg.Port, db.pgcfg.Database, db.pgcfg.User)
+	return fmt.Sprintf("database %s at %s:%d as %s", db.pgcfg.Database, db.pgcfg.Host, db.pgcfg.Port, db.pgcfg.User)
 }
 
 // Prepare creates the table for a load when it is absent, and refuses a
@@ -145,7 +146,7 @@ func (db *DB) Prepare(ctx context.Context, load bool) error {
 	}
 	if !load {
 		return &adapters.ConfigError{Key: "table", Value: db.cfg.Table, Allowed: fmt.Sprintf(
-			"an existing table: %s has none of this name; load it first (benchtop load %s ... with the same db.url)", db.where(), Name)}
+			"an existing table (%s has none of this name): load it first, benchtop load %s with the same properties", db.where(), Name)}
 	}
 	c, err := db.pool.Get(ctx)
 	if err != nil {

@@ -28,7 +28,7 @@ func (db *DB) inspect(ctx context.Context, c *conn) (jdbc.Table, error) {
 		t.Columns = append(t.Columns, jdbc.Column{Name: string(v[0]), Type: string(v[1])})
 	}
 	if _, err := rr.Close(); err != nil {
-		return t, fmt.Errorf("look at table %s at %s: %w", db.cfg.Table, db.where(), db.classify(err))
+		return t, fmt.Errorf("look at table %s in %s: %w", db.cfg.Table, db.where(), db.classify(err))
 	}
 	t.Exists = len(t.Columns) > 0
 	if !t.Exists {
@@ -41,7 +41,7 @@ func (db *DB) inspect(ctx context.Context, c *conn) (jdbc.Table, error) {
 		t.Partitions, _ = strconv.Atoi(string(v[1]))
 	}
 	if _, err := rr.Close(); err != nil {
-		return t, fmt.Errorf("look at table %s's partitions at %s: %w", db.cfg.Table, db.where(), db.classify(err))
+		return t, fmt.Errorf("look at table %s's partitions in %s: %w", db.cfg.Table, db.where(), db.classify(err))
 	}
 	return t, nil
 }
@@ -78,11 +78,11 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 // create makes the table (unless another client did) and looks at it.
 func (db *DB) create(ctx context.Context, c *conn) (jdbc.Table, error) {
 	if _, err := c.pg.Exec(ctx, CreateSQL(db.cfg)).ReadAll(); err != nil {
-		return jdbc.Table{}, fmt.Errorf("create table %s at %s: %w", db.cfg.Table, db.where(), db.classify(err))
+		return jdbc.Table{}, fmt.Errorf("create table %s in %s: %w", db.cfg.Table, db.where(), db.classify(err))
 	}
 	t, err := db.inspect(ctx, c)
 	if err == nil && !t.Exists {
-		err = fmt.Errorf("create table %s at %s: created, but not found on the search path afterwards", db.cfg.Table, db.where())
+		err = fmt.Errorf("create table %s in %s: created, but not found on the search path afterwards", db.cfg.Table, db.where())
 	}
 	return t, err
 }
