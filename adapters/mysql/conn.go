@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"time"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -24,6 +23,7 @@ type conn struct {
 	args  []driver.Value
 	dest  []driver.Value
 	vals  [][]byte
+	w     *jdbc.Watcher
 	bad   bool // broken or in an unknown state: closed when put back
 }
 
@@ -67,28 +67,15 @@ func (db *DB) dial(ctx context.Context) (*conn, error) {
 		mc.Close()
 		return nil, errors.New("the driver connected without dialing through the adapter")
 	}
-	return &conn{mc: mc, nc: nc, stmts: map[string]*stmt{}}, nil
+	return &conn{mc: mc, nc: nc, stmts: map[string]*stmt{}, w: jdbc.NewWatcher(nc)}, nil
 }
 
 func (c *conn) close() {
+	c.w.Stop()
 	for _, st := range c.stmts {
 		_ = st.st.Close()
 	}
 	_ = c.mc.Close()
-}
-
-// longAgo is a deadline in the past: every pending read and write fails.
-var longAgo = time.Unix(1, 0)
-
-// watch ends the operation under way when ctx ends, through the socket's
-// deadline (the driver's own watcher costs two goroutine hand-offs per
-// operation). done says whether it did, which leaves the connection bad.
-func (c *conn) watch(ctx context.Context) (done func() bool) {
-	if ctx.Done() == nil {
-		return func() bool { return false }
-	}
-	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(longAgo) })
-	return func() bool { return !stop() }
 }
 
 // failed records what err says of the connection: a server's error

@@ -116,7 +116,7 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		db.pool.Close()
 		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(ctx, err))
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		db.pool.Close()
 		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(ctx, err))
@@ -163,7 +163,7 @@ func (db *DB) Prepare(ctx context.Context, load bool) error {
 		return &adapters.ConfigError{Key: "table", Value: db.cfg.Table, Allowed: fmt.Sprintf(
 			"an existing table (%s has none of this name): load it first, benchtop load %s with the same properties", db.where(), Name)}
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
 	}

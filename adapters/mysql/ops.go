@@ -21,7 +21,9 @@ var (
 // each (which may stop the reading by returning false); the values are the
 // driver's buffers, valid during the call.
 func (db *DB) rows(ctx context.Context, c *conn, st *stmt, each func(vals [][]byte) bool) error {
-	done := c.watch(ctx)
+	if err := c.w.Arm(ctx); err != nil {
+		return err
+	}
 	rows, err := st.st.Query(c.args)
 	if err == nil {
 		db.columns(st, rows)
@@ -48,33 +50,23 @@ func (db *DB) rows(ctx context.Context, c *conn, st *stmt, each func(vals [][]by
 			err = cerr
 		}
 	}
-	if done() {
-		c.bad = true
-		if err == nil {
-			err = ctx.Err()
-		}
-	}
 	c.failed(err)
-	return err
+	return c.w.After(ctx, err, &c.bad)
 }
 
 // exec runs a statement that returns no rows with c.args, and returns the
 // rows it found.
 func (db *DB) exec(ctx context.Context, c *conn, st *stmt) (int64, error) {
-	done := c.watch(ctx)
+	if err := c.w.Arm(ctx); err != nil {
+		return 0, err
+	}
 	res, err := st.st.Exec(c.args)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
 	}
-	if done() {
-		c.bad = true
-		if err == nil {
-			err = ctx.Err()
-		}
-	}
 	c.failed(err)
-	return n, err
+	return n, c.w.After(ctx, err, &c.bad)
 }
 
 // put gives the connection back, closing a statement used once.
@@ -92,7 +84,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst 
 	if err := db.checkTable(table); err != nil {
 		return dst, err
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return dst, db.opError(ctx, "read", err)
 	}
@@ -126,7 +118,7 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, count int, field
 	if err := db.checkTable(table); err != nil {
 		return dst, err
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return dst, db.opError(ctx, "scan", err)
 	}
@@ -163,7 +155,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 	if err := db.checkTable(table); err != nil {
 		return err
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return db.opError(ctx, "update", err)
 	}
@@ -199,7 +191,7 @@ func (db *DB) Insert(ctx context.Context, table, key string, values []adapters.F
 	if err := db.checkTable(table); err != nil {
 		return err
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return db.opError(ctx, "insert", err)
 	}
@@ -237,7 +229,7 @@ func (db *DB) Delete(ctx context.Context, table, key string) error {
 	if err := db.checkTable(table); err != nil {
 		return err
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return db.opError(ctx, "delete", err)
 	}
@@ -270,7 +262,7 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 	if len(records) == 0 {
 		return nil
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return db.opError(ctx, "insert", err)
 	}
@@ -358,4 +350,19 @@ func (db *DB) insertEach(ctx context.Context, c *conn, records []adapters.Record
 		}
 	}
 	return nil
+}
+
+// get takes a connection for an operation under ctx, its watcher armed
+// for ctx (a deadline an ended context left on it cleared) before
+// anything is sent.
+func (db *DB) get(ctx context.Context) (*conn, error) {
+	c, err := db.pool.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.w.Arm(ctx); err != nil {
+		db.pool.Put(c, c.bad)
+		return nil, err
+	}
+	return c, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"benchtop/adapters"
 	"benchtop/adapters/jdbc"
 )
@@ -24,24 +22,25 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst 
 	if err := db.checkTable(table); err != nil {
 		return dst, err
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return dst, db.opError("read", err)
 	}
 	st, err := db.statement(ctx, c, sigRead, func() string { return db.ph.Read(db.cfg.Table) })
 	if err != nil {
-		db.pool.Put(c, c.broken())
+		db.pool.Put(c, c.bad)
 		return dst, db.opError("read", err)
 	}
 	c.params = append(c.params[:0], bytesOf(key))
-	rr := c.exec(ctx, st)
-	found := rr.NextRow()
+	found := false
 	var pickErr error
-	if found {
-		dst, pickErr = db.pick(st, rr.Values(), fields, dst)
-	}
-	_, err = rr.Close()
-	db.pool.Put(c, c.broken())
+	_, err = c.run(ctx, st, func(vals [][]byte) {
+		if !found {
+			found = true
+			dst, pickErr = db.pick(st, vals, fields, dst)
+		}
+	})
+	db.pool.Put(c, c.bad)
 	switch {
 	case err != nil:
 		return dst, db.opError("read", err)
@@ -67,35 +66,34 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, count int, field
 	if err := db.checkTable(table); err != nil {
 		return dst, err
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return dst, db.opError("scan", err)
 	}
 	st, err := db.statement(ctx, c, sigScan, func() string { return db.ph.Scan(db.cfg.Table) })
 	if err != nil {
-		db.pool.Put(c, c.broken())
+		db.pool.Put(c, c.bad)
 		return dst, db.opError("scan", err)
 	}
 	lim, err := c.limitParam(st, count)
 	if err != nil {
-		db.pool.Put(c, false)
+		db.pool.Put(c, c.bad)
 		return dst, err
 	}
 	c.params = append(c.params[:0], bytesOf(startKey), lim)
-	rr := c.exec(ctx, st)
 	var pickErr error
-	for rr.NextRow() && pickErr == nil {
-		vals := rr.Values()
-		if st.res.Key < 0 {
+	_, err = c.run(ctx, st, func(vals [][]byte) {
+		switch {
+		case pickErr != nil:
+		case st.res == nil || st.res.Key < 0:
 			pickErr = fmt.Errorf("scan %s: no YCSB_KEY column in the result", db.cfg.Table)
-			break
+		default:
+			rec := adapters.Record{Key: string(vals[st.res.Key])}
+			rec.Fields, pickErr = db.pick(st, vals, fields, make([]adapters.Field, 0, db.cfg.Fields))
+			dst = append(dst, rec)
 		}
-		rec := adapters.Record{Key: string(vals[st.res.Key])}
-		rec.Fields, pickErr = db.pick(st, vals, fields, make([]adapters.Field, 0, db.cfg.Fields))
-		dst = append(dst, rec)
-	}
-	_, err = rr.Close()
-	db.pool.Put(c, c.broken())
+	})
+	db.pool.Put(c, c.bad)
 	if err != nil {
 		return dst, db.opError("scan", err)
 	}
@@ -108,19 +106,19 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 	if err := db.checkTable(table); err != nil {
 		return err
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return db.opError("update", err)
 	}
 	if err := c.set.Of(db.cols, values); err != nil {
-		db.pool.Put(c, false)
+		db.pool.Put(c, c.bad)
 		return fmt.Errorf("update %s: %w", table, err)
 	}
 	st, err := db.statement(ctx, c, c.set.Sig(jdbc.KindUpdate, 1), func() string {
 		return db.ph.Update(db.cfg.Table, c.set.Names(db.cols))
 	})
 	if err != nil {
-		db.pool.Put(c, c.broken())
+		db.pool.Put(c, c.bad)
 		return db.opError("update", err)
 	}
 	c.params = c.params[:0]
@@ -128,12 +126,12 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 		c.params = append(c.params, values[pos].Value)
 	}
 	c.params = append(c.params, bytesOf(key))
-	tag, err := c.exec(ctx, st).Close()
-	db.pool.Put(c, c.broken())
+	n, err := c.run(ctx, st, nil)
+	db.pool.Put(c, c.bad)
 	switch {
 	case err != nil:
 		return db.opError("update", err)
-	case tag.RowsAffected() == 0:
+	case n == 0:
 		return jdbc.NotFound("update", table, key)
 	}
 	return nil
@@ -144,12 +142,12 @@ func (db *DB) Insert(ctx context.Context, table, key string, values []adapters.F
 	if err := db.checkTable(table); err != nil {
 		return err
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return db.opError("insert", err)
 	}
 	err = db.insertOne(ctx, c, key, values)
-	db.pool.Put(c, c.broken())
+	db.pool.Put(c, c.bad)
 	return err
 }
 
@@ -167,7 +165,7 @@ func (db *DB) insertOne(ctx context.Context, c *conn, key string, values []adapt
 	for _, pos := range c.set.From {
 		c.params = append(c.params, values[pos].Value)
 	}
-	if _, err := c.exec(ctx, st).Close(); err != nil {
+	if _, err := c.run(ctx, st, nil); err != nil {
 		return db.opError("insert", err)
 	}
 	return nil
@@ -178,22 +176,22 @@ func (db *DB) Delete(ctx context.Context, table, key string) error {
 	if err := db.checkTable(table); err != nil {
 		return err
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return db.opError("delete", err)
 	}
 	st, err := db.statement(ctx, c, sigDelete, func() string { return db.ph.Delete(db.cfg.Table) })
 	if err != nil {
-		db.pool.Put(c, c.broken())
+		db.pool.Put(c, c.bad)
 		return db.opError("delete", err)
 	}
 	c.params = append(c.params[:0], bytesOf(key))
-	tag, err := c.exec(ctx, st).Close()
-	db.pool.Put(c, c.broken())
+	n, err := c.run(ctx, st, nil)
+	db.pool.Put(c, c.bad)
 	switch {
 	case err != nil:
 		return db.opError("delete", err)
-	case tag.RowsAffected() == 0:
+	case n == 0:
 		return jdbc.NotFound("delete", table, key)
 	}
 	return nil
@@ -211,7 +209,7 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 	if len(records) == 0 {
 		return nil
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return db.opError("insert", err)
 	}
@@ -223,7 +221,7 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 	default:
 		err = db.insertInTx(ctx, c, records)
 	}
-	db.pool.Put(c, c.broken())
+	db.pool.Put(c, c.bad)
 	return err
 }
 
@@ -268,15 +266,18 @@ func (db *DB) insertRewritten(ctx context.Context, c *conn, records []adapters.R
 			c.params = append(c.params, r.Fields[pos].Value)
 		}
 	}
-	if _, err := c.exec(ctx, st).Close(); err != nil {
+	if _, err := c.run(ctx, st, nil); err != nil {
 		return db.opError("insert", err)
 	}
 	return nil
 }
 
 func (db *DB) insertPipelined(ctx context.Context, c *conn, records []adapters.Record) error {
-	batch := &pgconn.Batch{}
-	for _, r := range records {
+	// The statements first (each prepared in a round trip of its own, once
+	// per connection), then every Bind and Execute and one Sync: one round
+	// trip, one implicit transaction.
+	stmts := make([]*stmt, len(records))
+	for i, r := range records {
 		if err := c.set.Of(db.cols, r.Fields); err != nil {
 			return fmt.Errorf("insert %s: %w", db.cfg.Table, err)
 		}
@@ -286,38 +287,59 @@ func (db *DB) insertPipelined(ctx context.Context, c *conn, records []adapters.R
 		if err != nil {
 			return db.opError("insert", err)
 		}
+		if st.name == "" {
+			return db.insertInTx(ctx, c, records) // too many statements to pipeline unnamed ones
+		}
+		stmts[i] = st
+	}
+	if err := c.w.Arm(ctx); err != nil {
+		return db.opError("insert", err)
+	}
+	for i, r := range records {
+		_ = c.set.Of(db.cols, r.Fields)
 		c.params = append(c.params[:0], bytesOf(r.Key))
 		for _, pos := range c.set.From {
 			c.params = append(c.params, r.Fields[pos].Value)
 		}
-		batch.ExecStatement(st.sd, c.params, binary1, binary1) // encoded now
+		c.bindExec(stmts[i]) // copied into the write buffer now
 	}
-	results, err := c.pg.ExecBatch(ctx, batch).ReadAll()
-	if err != nil {
+	c.fe.SendSync(&c.sync)
+	_, err := c.flushAndReply(nil)
+	if err = c.w.After(ctx, err, &c.bad); err != nil {
 		return db.opError("insert", err)
-	}
-	for _, res := range results {
-		if res.Err != nil {
-			return db.opError("insert", res.Err)
-		}
 	}
 	return nil
 }
 
 func (db *DB) insertInTx(ctx context.Context, c *conn, records []adapters.Record) error {
-	if _, err := c.pg.Exec(ctx, "BEGIN").ReadAll(); err != nil {
+	if _, err := c.query(ctx, "BEGIN"); err != nil {
 		return db.opError("insert", err)
 	}
 	for _, r := range records {
 		if err := db.insertOne(ctx, c, r.Key, r.Fields); err != nil {
-			if !c.broken() {
-				_, _ = c.pg.Exec(ctx, "ROLLBACK").ReadAll()
+			if !c.bad {
+				_, _ = c.query(ctx, "ROLLBACK")
 			}
 			return err
 		}
 	}
-	if _, err := c.pg.Exec(ctx, "COMMIT").ReadAll(); err != nil {
+	if _, err := c.query(ctx, "COMMIT"); err != nil {
 		return db.opError("insert", err)
 	}
 	return nil
+}
+
+// get takes a connection for an operation under ctx, its watcher armed
+// for ctx (a deadline an ended context left on it cleared) before
+// anything is sent.
+func (db *DB) get(ctx context.Context) (*conn, error) {
+	c, err := db.pool.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.w.Arm(ctx); err != nil {
+		db.pool.Put(c, c.bad)
+		return nil, err
+	}
+	return c, nil
 }

@@ -6,8 +6,10 @@
 // FIELD0..FIELDn-1) and its statements word for word, with '?' sent as
 // $1, $2, ... as pgjdbc sends them (adapters/jdbc).
 //
-// It talks to the server with pgx's low-level connection
-// (github.com/jackc/pgx/v5/pgconn): each statement is prepared once per
+// It connects with pgx's low-level connection
+// (github.com/jackc/pgx/v5/pgconn: the URL forms, TLS, authentication)
+// and then speaks the extended query protocol itself with pgx's codec
+// (pgproto3, conn.go says why): each statement is prepared once per
 // connection and executed with its parameters in binary (raw bytes: a
 // value goes into a bytea or text column as it is), results in binary.
 // The connections are a pool that grows with the workers (jdbc.Pool);
@@ -108,14 +110,14 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		db.pool.Close()
 		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(err))
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		db.pool.Close()
 		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(err))
 	}
-	db.version = c.pg.ParameterStatus("server_version")
+	db.version = c.version
 	t, err := db.inspect(ctx, c)
-	db.pool.Put(c, c.broken())
+	db.pool.Put(c, c.bad)
 	if err != nil {
 		db.pool.Close()
 		return nil, err
@@ -148,12 +150,12 @@ func (db *DB) Prepare(ctx context.Context, load bool) error {
 		return &adapters.ConfigError{Key: "table", Value: db.cfg.Table, Allowed: fmt.Sprintf(
 			"an existing table (%s has none of this name): load it first, benchtop load %s with the same properties", db.where(), Name)}
 	}
-	c, err := db.pool.Get(ctx)
+	c, err := db.get(ctx)
 	if err != nil {
 		return fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(err))
 	}
 	t, err := db.create(ctx, c)
-	db.pool.Put(c, c.broken())
+	db.pool.Put(c, c.bad)
 	if err != nil {
 		return err
 	}

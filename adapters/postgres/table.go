@@ -11,37 +11,36 @@ import (
 
 // columnsSQL lists a table's columns and their types; to_regclass finds
 // the table on the search path as an unquoted name in a statement would.
+// %s is the name as a literal (a checked identifier).
 const columnsSQL = `SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
-WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`
+WHERE a.attrelid = to_regclass(%s) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`
 
 // partitionsSQL is a partitioned table's method and its partitions.
 const partitionsSQL = `SELECT p.partstrat::text, (SELECT count(*) FROM pg_inherits i WHERE i.inhparent = p.partrelid)
-FROM pg_partitioned_table p WHERE p.partrelid = to_regclass($1)`
+FROM pg_partitioned_table p WHERE p.partrelid = to_regclass(%s)`
 
 // inspect says what the server has of the table.
 func (db *DB) inspect(ctx context.Context, c *conn) (jdbc.Table, error) {
 	var t jdbc.Table
-	name := []byte(db.cfg.Table)
-	rr := c.pg.ExecParams(ctx, columnsSQL, [][]byte{name}, nil, nil, nil)
-	for rr.NextRow() {
-		v := rr.Values()
-		t.Columns = append(t.Columns, jdbc.Column{Name: string(v[0]), Type: string(v[1])})
-	}
-	if _, err := rr.Close(); err != nil {
+	name := quote(db.cfg.Table)
+	rows, err := c.query(ctx, fmt.Sprintf(columnsSQL, name))
+	if err != nil {
 		return t, fmt.Errorf("look at table %s in %s: %w", db.cfg.Table, db.where(), db.classify(err))
+	}
+	for _, r := range rows {
+		t.Columns = append(t.Columns, jdbc.Column{Name: r[0], Type: r[1]})
 	}
 	t.Exists = len(t.Columns) > 0
 	if !t.Exists {
 		return t, nil
 	}
-	rr = c.pg.ExecParams(ctx, partitionsSQL, [][]byte{name}, nil, nil, nil)
-	for rr.NextRow() {
-		v := rr.Values()
-		t.Method = map[string]string{"h": "hash", "l": "list", "r": "range"}[string(v[0])]
-		t.Partitions, _ = strconv.Atoi(string(v[1]))
-	}
-	if _, err := rr.Close(); err != nil {
+	rows, err = c.query(ctx, fmt.Sprintf(partitionsSQL, name))
+	if err != nil {
 		return t, fmt.Errorf("look at table %s's partitions in %s: %w", db.cfg.Table, db.where(), db.classify(err))
+	}
+	for _, r := range rows {
+		t.Method = map[string]string{"h": "hash", "l": "list", "r": "range"}[r[0]]
+		t.Partitions, _ = strconv.Atoi(r[1])
 	}
 	return t, nil
 }
@@ -77,7 +76,7 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 
 // create makes the table (unless another client did) and looks at it.
 func (db *DB) create(ctx context.Context, c *conn) (jdbc.Table, error) {
-	if _, err := c.pg.Exec(ctx, CreateSQL(db.cfg)).ReadAll(); err != nil {
+	if _, err := c.query(ctx, CreateSQL(db.cfg)); err != nil {
 		return jdbc.Table{}, fmt.Errorf("create table %s in %s: %w", db.cfg.Table, db.where(), db.classify(err))
 	}
 	t, err := db.inspect(ctx, c)
