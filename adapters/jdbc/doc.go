@@ -5,7 +5,8 @@
 // (YCSB_KEY and one column per field, FIELD0..FIELDn-1), its statements
 // word for word (statements.go), the check of an existing table against
 // fieldcount (layout.go), the columns of one write in a canonical order
-// (columns.go) and a connection pool that grows with the workers
-// (pool.go). It is not an adapter: it registers nothing, and imports only
-// the adapters contract.
+// (columns.go), a connection pool that grows with the workers (pool.go)
+// and a context's end cutting a connection's socket (watch.go). It is not
+// an adapter: it registers nothing, and imports only the adapters
+// contract.
 package jdbc

@@ -10,8 +10,8 @@
 // (the binary protocol: values go as bytes, and MariaDB's cached result
 // metadata is used), executed with driver values, its rows read into
 // benchtop's fields. An UPDATE counts the rows it found, as Connector/J
-// does (CLIENT_FOUND_ROWS). A context's end closes the operation's
-// connection through its socket's deadline rather than the driver's
+// does (CLIENT_FOUND_ROWS). A context's end cuts the operation under way
+// through its socket's deadline (jdbc.Watcher) rather than the driver's
 // watcher goroutine. The connections are a pool that grows with the
 // workers (jdbc.Pool); threadcount of them are opened at start.
 //
