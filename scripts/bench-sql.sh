@@ -30,7 +30,11 @@
 # (VARCHAR(255) key, TEXT fields), made before the loads, which benchtop
 # then uses as it is: go-ycsb's pg reads bytea in text format (hex), which
 # costs the server more than benchtop's binary results, a difference that a
-# TEXT table does not have.
+# TEXT table does not have. TARGET=N runs both tools at N operations per
+# second (benchtop's -target, go-ycsb's target): the runs then last as long
+# as each other, so the server's own background work (a fixed amount per
+# second) weighs the same on both per operation; unpaced, the faster tool's
+# operations carry less of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which=${1:-both}
@@ -182,6 +186,11 @@ bench() {
 	"${gy_load[@]}" "${shared[@]}" -p workload=core -p threadcount=8 >/dev/null 2>&1
 	local bt_run=("$tmp/benchtop" run "$adapter" "${shared[@]}" "${bt_props[@]}" -p operationcount="$ops" -threads "$threads" --headless)
 	local gy_run=("${gy_cmd[@]}" "${shared[@]}" -p workload=core -p operationcount="$ops" -p threadcount="$threads")
+	if [[ -n ${TARGET:-} ]]; then
+		bt_run+=(-target "$TARGET")
+		gy_run+=(-p target="$TARGET")
+		layout+=", both at $TARGET ops/s"
+	fi
 	echo "# $adapter on $server, $wl: $records records each tool in table $table, layout $layout, $ops operations, $threads threads a run; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	measure benchtop "" "${bt_run[@]}"
 	measure go-ycsb "" "${gy_run[@]}"
