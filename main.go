@@ -28,6 +28,7 @@ import (
 	_ "benchtop/adapters/null"
 	_ "benchtop/adapters/postgres"
 	_ "benchtop/adapters/redis"
+	_ "benchtop/adapters/sim"
 	_ "benchtop/engine/core"
 	_ "benchtop/engine/stream"
 	_ "benchtop/engine/timeseries"
