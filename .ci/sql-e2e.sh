@@ -38,7 +38,7 @@ run_server() {
 		! grep -E '^\[[A-Z-]+\], Return=' "$tmp/$wl.out" | grep -qv 'Return=OK' ||
 			fail "$adapter: workload $wl has operations that did not return OK"
 		grep -q '^\[VERIFY\], Mismatches, 0$' "$tmp/$wl.out" || fail "$adapter: workload $wl: data-integrity mismatches"
-		grep -E '^\[OVERALL\], Throughput' "$tmp/$wl.out" | sed "s/^/  $adapter workload$wl (table $table, 4 hash partitions) /"
+		grep -E '^\[OVERALL\], Throughput' "$tmp/$wl.out" | sed "s/^/  $adapter workload$wl (table $table, 4 partitions) /"
 	done
 	set +e
 	"$BIN" run "$adapter" -P workloads/workloada -p db.url="$url" -p db.passwd=wrong-pw-e2e -p table="$table" \
