@@ -98,12 +98,7 @@ func cpuNotes(iv interval) []string {
 	if hs.Cores <= 0 {
 		return nil
 	}
-	procs := iv.procs
-	if procs <= 0 {
-		procs = runtime.GOMAXPROCS(0)
-	}
-	procs = min(procs, hs.Cores)
-	own := hs.ProcCPU / float64(procs) // percent of the cores benchtop may use
+	own, procs := ownCPU(hs, iv.procs)
 	if own >= procCPUBusy {
 		return []string{fmt.Sprintf("client bottleneck: benchtop uses %.0f %% of its %d cores", min(own, 100), procs)}
 	}
@@ -113,4 +108,31 @@ func cpuNotes(iv interval) []string {
 		return []string{fmt.Sprintf("host busy: other processes use %.0f %%", others)}
 	}
 	return nil
+}
+
+// ownCPU is benchtop's CPU in percent of the cores it may use (procs,
+// GOMAXPROCS when 0, at most the host's cores), and that core count. The
+// sample must have Cores > 0.
+func ownCPU(hs host.Sample, procs int) (float64, int) {
+	if procs <= 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
+	procs = min(procs, hs.Cores)
+	return hs.ProcCPU / float64(procs), procs
+}
+
+// ClientCPUBusy is the client-bottleneck rule's threshold: benchtop's own
+// CPU, in percent of the cores it may use, from which the client itself
+// is the limit.
+const ClientCPUBusy = procCPUBusy
+
+// ClientCPU is benchtop's own CPU in percent of the cores it may use and
+// that core count, the figure the client-bottleneck rule reads (a capacity
+// search reads it too); ok is false when the sample has no CPU figures.
+func ClientCPU(hs host.Sample) (pct float64, cores int, ok bool) {
+	if hs.Cores <= 0 {
+		return 0, 0, false
+	}
+	pct, cores = ownCPU(hs, 0)
+	return pct, cores, true
 }

@@ -1,0 +1,145 @@
+package findmax
+
+import (
+	"math"
+	"time"
+)
+
+// Outcomes of a search (Result.Outcome).
+const (
+	// Answer: a rate passed, and the bracket closed or the search ended
+	// with one (then untrusted unless it closed).
+	Answer = "answer"
+	// None: no rate down to the floor meets the conditions.
+	None = "none"
+	// Unfinished: the search ended (budget, stop, the run's end) before
+	// any rate passed and before the floor failed.
+	Unfinished = "unfinished"
+)
+
+// bracket is the search over one thread count: the unlimited probe's
+// bound, the highest target that passed (lo) and the lowest that failed
+// (hi), and how the next target is chosen.
+type bracket struct {
+	threads int // the thread count searched; 0: the run's own
+	budget  time.Duration
+	start   time.Time // when its first probe was asked for
+	upper   float64   // the unlimited probe's goodput
+	floor   float64
+	// unlimited is its first probe; lo and hi bound the answer (hi is
+	// the unlimited probe until a paced one fails).
+	unlimited, lo, hi *probe
+	drops             int // paced probes that failed with no pass yet
+	probes            []*probe
+	outcome           string
+	// ended says why it ended before the bracket closed: "budget",
+	// "stopped" (the run ended), or a controller's error.
+	ended string
+}
+
+// descent are the steps down from the lowest failure while no target has
+// passed: 10 % below it, then 25 %, 50 %, 75 %, 90 % (the floor stops it).
+var descent = []float64{0.10, 0.25, 0.50, 0.75, 0.90}
+
+// record takes a judged probe into the bracket.
+func (b *bracket) record(p *probe, spec Spec) {
+	b.probes = append(b.probes, p)
+	if p.Verdict != Pass && p.Verdict != Fail {
+		return
+	}
+	if !p.paced() {
+		b.unlimited, b.hi = p, p
+		b.upper = p.GoodputOpsSec
+		b.floor = spec.Floor
+		if b.floor <= 0 {
+			b.floor = spec.FloorShare * b.upper
+		}
+		if b.upper <= 0 {
+			b.outcome = None // nothing succeeded even unpaced
+		}
+		return
+	}
+	switch {
+	case p.Verdict == Pass && (b.lo == nil || p.TargetOpsSec > b.lo.TargetOpsSec):
+		b.lo = p
+	case p.Verdict == Fail && (b.hi == nil || p.TargetOpsSec < b.hi.rate()):
+		b.hi = p
+		if b.lo == nil {
+			b.drops++
+		}
+	}
+}
+
+// width is the bracket's relative width (hi-lo)/lo; +Inf without lo.
+func (b *bracket) width() float64 {
+	if b.lo == nil || b.hi == nil {
+		return math.Inf(1)
+	}
+	return (b.hi.rate() - b.lo.TargetOpsSec) / b.lo.TargetOpsSec
+}
+
+// closed reports whether the bracket is within the precision.
+func (b *bracket) closed(spec Spec) bool { return b.width() <= spec.Precision }
+
+// next is the next target to probe; ok false when the search over this
+// thread count is over (its outcome set).
+func (b *bracket) next(spec Spec) (rate float64, ok bool) {
+	if b.outcome != "" || b.hi == nil {
+		return 0, false
+	}
+	digits := rateDigits(spec.Precision)
+	if b.lo == nil {
+		if b.hi.paced() && b.hi.TargetOpsSec <= b.floor*(1+1e-9) {
+			b.outcome = None
+			return 0, false
+		}
+		d := descent[min(b.drops, len(descent)-1)]
+		r := math.Max(roundSig(b.hi.rate()*(1-d), digits), b.floor)
+		if r >= b.hi.rate() {
+			r = b.floor
+		}
+		if r >= b.hi.rate() || r <= 0 {
+			b.outcome = None
+			return 0, false
+		}
+		return r, true
+	}
+	if b.closed(spec) {
+		b.outcome = Answer
+		return 0, false
+	}
+	r := roundSig(math.Sqrt(b.lo.TargetOpsSec*b.hi.rate()), digits)
+	if r <= b.lo.TargetOpsSec || r >= b.hi.rate() {
+		b.outcome = Answer // no target left between them at this rounding
+		return 0, false
+	}
+	return r, true
+}
+
+// end ends the search over this thread count early (why: "budget",
+// "stopped", or an error's text).
+func (b *bracket) end(why string) {
+	if b.outcome != "" {
+		return
+	}
+	b.ended = why
+	b.outcome = Unfinished
+	if b.lo != nil {
+		b.outcome = Answer
+	}
+}
+
+// rateDigits is the significant digits targets are rounded to: a tenth
+// of the precision or finer (3 at 5 %).
+func rateDigits(precision float64) int {
+	return max(2, int(math.Ceil(math.Log10(10/precision)-1e-9)))
+}
+
+// roundSig rounds r to digits significant digits.
+func roundSig(r float64, digits int) float64 {
+	if r <= 0 {
+		return 0
+	}
+	p := math.Pow(10, float64(digits)-math.Ceil(math.Log10(r)))
+	return math.Round(r*p) / p
+}
