@@ -19,7 +19,10 @@ const (
 
 // bracket is the search over one thread count: the unlimited probe's
 // bound, the highest target that passed (lo) and the lowest that failed
-// (hi), and how the next target is chosen.
+// (hi), and how the next target is chosen. Both ends of a closed bracket
+// are paced probes: the unlimited probe bounds the search, but its rate
+// is confirmed paced before it ends a bracket (a client that hiccupped
+// through it reaches less than the database can take).
 type bracket struct {
 	threads int // the thread count searched; 0: the run's own
 	budget  time.Duration
@@ -30,6 +33,7 @@ type bracket struct {
 	// the unlimited probe until a paced one fails).
 	unlimited, lo, hi *probe
 	drops             int // paced probes that failed with no pass yet
+	climbs            int // targets asked above the unlimited probe's rate
 	probes            []*probe
 	outcome           string
 	// ended says why it ended before the bracket closed: "budget",
@@ -40,6 +44,10 @@ type bracket struct {
 // descent are the steps down from the lowest failure while no target has
 // passed: 10 % below it, then 25 %, 50 %, 75 %, 90 % (the floor stops it).
 var descent = []float64{0.10, 0.25, 0.50, 0.75, 0.90}
+
+// ascent are the steps up from the highest pass when it reached the
+// unlimited probe's rate and no paced target has failed yet.
+var ascent = []float64{0.10, 0.25, 0.50, 1.00}
 
 // record takes a judged probe into the bracket.
 func (b *bracket) record(p *probe, spec Spec) {
@@ -62,7 +70,7 @@ func (b *bracket) record(p *probe, spec Spec) {
 	switch {
 	case p.Verdict == Pass && (b.lo == nil || p.TargetOpsSec > b.lo.TargetOpsSec):
 		b.lo = p
-	case p.Verdict == Fail && (b.hi == nil || p.TargetOpsSec < b.hi.rate()):
+	case p.Verdict == Fail && (b.hi == nil || !b.hi.paced() || p.TargetOpsSec < b.hi.TargetOpsSec):
 		b.hi = p
 		if b.lo == nil {
 			b.drops++
@@ -70,16 +78,21 @@ func (b *bracket) record(p *probe, spec Spec) {
 	}
 }
 
-// width is the bracket's relative width (hi-lo)/lo; +Inf without lo.
+// width is the bracket's relative width (hi-lo)/lo; +Inf without lo, or
+// when lo passed above the unlimited probe's rate and nothing paced has
+// failed.
 func (b *bracket) width() float64 {
-	if b.lo == nil || b.hi == nil {
+	if b.lo == nil || b.hi == nil || b.hi.rate() <= b.lo.TargetOpsSec {
 		return math.Inf(1)
 	}
 	return (b.hi.rate() - b.lo.TargetOpsSec) / b.lo.TargetOpsSec
 }
 
-// closed reports whether the bracket is within the precision.
-func (b *bracket) closed(spec Spec) bool { return b.width() <= spec.Precision }
+// closed reports whether the bracket is within the precision, between
+// two paced probes.
+func (b *bracket) closed(spec Spec) bool {
+	return b.hi != nil && b.hi.paced() && b.width() <= spec.Precision
+}
 
 // next is the next target to probe; ok false when the search over this
 // thread count is over (its outcome set).
@@ -108,8 +121,26 @@ func (b *bracket) next(spec Spec) (rate float64, ok bool) {
 		b.outcome = Answer
 		return 0, false
 	}
-	r := roundSig(math.Sqrt(b.lo.TargetOpsSec*b.hi.rate()), digits)
-	if r <= b.lo.TargetOpsSec || r >= b.hi.rate() {
+	lo, hi := b.lo.TargetOpsSec, b.hi.rate()
+	if !b.hi.paced() {
+		switch {
+		case lo >= hi*(1-1e-9):
+			// Above the unlimited probe's rate and nothing paced failed:
+			// climb.
+			r := roundSig(lo*(1+ascent[min(b.climbs, len(ascent)-1)]), digits)
+			b.climbs++
+			return r, true
+		case (hi-lo)/lo <= spec.Precision:
+			// The bracket would close on the unlimited probe: confirm
+			// its rate paced.
+			if r := roundSig(hi, digits); r > lo {
+				return r, true
+			}
+			return roundSig(lo*(1+spec.Precision), digits), true
+		}
+	}
+	r := roundSig(math.Sqrt(lo*hi), digits)
+	if r <= lo || r >= hi {
 		b.outcome = Answer // no target left between them at this rounding
 		return 0, false
 	}

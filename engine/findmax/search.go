@@ -171,7 +171,7 @@ func (s *Search) step(snap *engine.Snapshot) {
 			p.Verdict, p.Decided = Void, why
 			p.EndS = snap.Elapsed.Seconds()
 			s.b.record(p, s.spec)
-			s.say("probe " + ProbeLine(p.Probe))
+			s.say("find-max probe " + ProbeLine(p.Probe))
 			if pause {
 				s.paused = p
 			} else {
@@ -232,7 +232,7 @@ func (s *Search) feed(p *probe, snap *engine.Snapshot) {
 		p.Verdict, p.EndS = v, snap.Elapsed.Seconds()
 		s.cur = nil
 		s.b.record(p, s.spec)
-		s.say("probe " + ProbeLine(p.Probe))
+		s.say("find-max probe " + ProbeLine(p.Probe))
 		s.advance(snap)
 	}
 }
@@ -250,20 +250,15 @@ func (s *Search) advance(snap *engine.Snapshot) {
 // nextBracket starts the next thread count's search, or ends the search
 // after the last.
 func (s *Search) nextBracket(snap *engine.Snapshot) {
-	s.say(fmt.Sprintf("%s%s", threadsPrefix(s.b.threads), s.b.result(s.spec).Answer))
+	if len(s.spec.Threads) > 0 {
+		s.say(fmt.Sprintf("find-max, threads %d: %s", s.b.threads, s.b.result(s.spec).Answer))
+	}
 	if i := len(s.brackets); i < len(s.spec.Threads) {
 		s.b = s.newBracket(i, snap.Time)
 		s.ask(0, s.b.threads, snap)
 		return
 	}
 	s.finish(snap, "", true)
-}
-
-func threadsPrefix(n int) string {
-	if n == 0 {
-		return "find-max: "
-	}
-	return "find-max, threads " + strconv.Itoa(n) + ": "
 }
 
 // endBracket ends the current thread count's search early (why:

@@ -495,3 +495,29 @@ func TestMarksAndView(t *testing.T) {
 		t.Errorf("probes without segments: %+v %+v", lo, hi)
 	}
 }
+
+// An unlimited probe that reached less than the database takes (a client
+// that hiccupped through it) bounds nothing: the bracket closes only on
+// a paced failure, climbing above the unlimited rate when it must.
+func TestUnlimitedRateIsConfirmedPaced(t *testing.T) {
+	spec := conds(t, "p99<10ms")
+	base := queueing(10_000, 2*time.Millisecond)
+	model := func(target float64, threads int) outcome {
+		if target <= 0 {
+			return outcome{ok: 6_000, service: time.Second}
+		}
+		return base(target, threads)
+	}
+	r := newFakeRun(t, spec, 5000, model).run(500)
+	want := crossing(10_000, 2*time.Millisecond, 10*time.Millisecond)
+	if r.Outcome != Answer || r.Bracket.LoOpsSec == nil || r.Bracket.HiOpsSec == nil {
+		t.Fatalf("%s: %s", r.Outcome, r.Answer)
+	}
+	lo, hi := *r.Bracket.LoOpsSec, *r.Bracket.HiOpsSec
+	if lo > want || hi < want || (hi-lo)/lo > spec.Precision {
+		t.Errorf("bracket %.0f to %.0f, crossing at %.0f (the unlimited probe reached 6,000)", lo, hi, want)
+	}
+	if !r.Trusted {
+		t.Errorf("reasons %v", r.Reasons)
+	}
+}

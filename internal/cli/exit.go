@@ -9,6 +9,10 @@ const (
 	// exitIncomplete: a fleet run lost an agent; the figures cover the
 	// agents that stayed.
 	exitIncomplete = 3
-	// exitThresholds: a run crossed a --threshold (k6's convention).
+	// exitUntrusted: find-max's answer cannot be trusted (client
+	// saturated, threads at the limit, errors, bracket not closed).
+	exitUntrusted = 4
+	// exitThresholds: a run crossed a --threshold (k6's convention);
+	// find-max: no rate down to the floor meets the conditions.
 	exitThresholds = 99
 )

@@ -12,6 +12,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
+	"benchtop/engine/findmax"
 	"benchtop/engine/steps"
 	"benchtop/engine/stream"
 	"benchtop/fleet"
@@ -78,7 +79,12 @@ func fleetRun(st *State, o *options) int {
 	ex := newExports(o)
 	player := newPlayer(st, o)
 	defer player.Close()
-	runHooks(st, o, player, ex, ycsb, mx).coordinator(&cc)
+	search := newSearch(st, o) // --find-max, nil without
+	if search != nil {
+		defer search.Close()
+		ex.SetCapacity(search.Report) // the s key's save
+	}
+	runHooks(st, o, player, ex, ycsb, mx, search).coordinator(&cc)
 
 	c, err := fleet.Connect(st.ctx(), cc)
 	if err != nil {
@@ -99,6 +105,9 @@ func fleetRun(st *State, o *options) int {
 	}
 	st.onSignal(c.Interrupt)
 	player.Bind(c)
+	if search != nil {
+		search.Bind(c) // the fleet's target divided among the agents, as the t key's
+	}
 	// The coordinator's clock starts with Run: the exports start now.
 	if err := ex.Start(time.Now()); err != nil {
 		return st.fail(exitFailure, err)
@@ -111,7 +120,12 @@ func fleetRun(st *State, o *options) int {
 		st.tell("%s", adapters.MaskSecretsIn(output.OneLine(runErr), o.Props))
 	}
 	player.Close()
-	code := finishFleet(st, o, c, ex, ycsb, player.Failures(), results, runErr, len(eps))
+	var capacity *findmax.Report
+	if search != nil {
+		search.Close()
+		capacity = search.Report()
+	}
+	code := finishFleet(st, o, c, ex, ycsb, player.Failures(), capacity, results, runErr, len(eps))
 	var rows *stream.RowCounts
 	if v, _, ok := c.StreamVerdict(); ok {
 		rows = &v.RowCounts
@@ -141,9 +155,10 @@ func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Expo
 // and returns the exit status: the signal's, exitIncomplete when an agent
 // was lost, exitFailure on an error, an agent's problem, a failed stream
 // verdict or an integrity mismatch, exitThresholds when a --threshold was
-// crossed.
+// crossed or no rate down to find-max's floor meets its conditions,
+// exitUntrusted when find-max's answer cannot be trusted.
 func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, ycsb *output.YCSB, failed []steps.Failure,
-	results []*engine.PhaseResult, runErr error, agents int) int {
+	capacity *findmax.Report, results []*engine.PhaseResult, runErr error, agents int) int {
 	if st.Interactive {
 		for _, f := range failed {
 			st.tell("step failed: %s", f)
@@ -159,8 +174,9 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	output.WriteFleetText(st.Stdout, c)
 	output.WriteFleetStream(st.Stdout, c)
 	output.WriteFailedSteps(st.Stdout, failed)
+	output.WriteCapacity(st.Stdout, capacity)         // --find-max
 	o.Baseline.WriteComment(st.Stdout, results, info) // --baseline
-	doc := output.NewSummary(results, info, o.Baseline)
+	doc := output.NewSummary(results, info, o.Baseline).WithCapacity(capacity)
 	doc.FleetMembers = output.FleetOf(c)
 	if err := ex.Finish(results, info, doc); err != nil {
 		st.tell("%v", err)
@@ -195,7 +211,7 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	if thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
 		return exitThresholds
 	}
-	return exitOK
+	return findMaxStatus(st, capacity) // findmax.go
 }
 
 func agentNames(c *fleet.Coordinator) string {

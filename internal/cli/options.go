@@ -31,6 +31,8 @@ type options struct {
 	Fleet         fleetFlags // --agents, --ssh, ... (fleetflags.go)
 	// --metrics, --metrics-push, ... (metricsflags.go)
 	Metrics metricsFlags
+	// --find-max and its flags (findmax.go)
+	FindMax findMaxFlags
 }
 
 // flagValues are what the flags gave before the properties are assembled

@@ -9,6 +9,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
+	"benchtop/engine/findmax"
 	"benchtop/engine/steps"
 	"benchtop/internal/output"
 	"benchtop/internal/output/metrics"
@@ -22,6 +23,7 @@ const openTimeout = 30 * time.Second
 type plan struct {
 	runner  *engine.Runner
 	player  *steps.Player
+	search  *findmax.Search // --find-max, nil without
 	exports *output.Exports
 	ycsb    *output.YCSB // exporter, exportfile, HDR files
 	viewers *viewers     // [screen] the snapshot fan-out and SSH viewers
@@ -74,6 +76,9 @@ func localRun(st *State, o *options) int {
 		return code
 	}
 	defer p.player.Close()
+	if p.search != nil {
+		defer p.search.Close()
+	}
 	p.sink = sink
 	if st.Interactive || o.Screen.ServeSSH != "" {
 		// [screen] The snapshots fan out to the screen and, with
@@ -136,8 +141,11 @@ func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *o
 		info.Target = adapters.MaskURL(d.Describe())
 	}
 	opts := engine.Options{Info: info}
-	p := &plan{exports: newExports(o), ycsb: ycsb, player: newPlayer(st, o)}
-	runHooks(st, o, p.player, p.exports, ycsb, mx).engine(&opts)
+	p := &plan{exports: newExports(o), ycsb: ycsb, player: newPlayer(st, o), search: newSearch(st, o)}
+	if p.search != nil {
+		p.exports.SetCapacity(p.search.Report) // the s key's save
+	}
+	runHooks(st, o, p.player, p.exports, ycsb, mx, p.search).engine(&opts)
 	runner, err := engine.New(cfg, db, opts)
 	if err != nil {
 		var ce *adapters.ConfigError
@@ -153,6 +161,9 @@ func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *o
 	}
 	p.runner = runner
 	p.player.Bind(runner)
+	if p.search != nil {
+		p.search.Bind(runner)
+	}
 	return p, exitOK
 }
 
@@ -196,6 +207,11 @@ func execute(st *State, p *plan, o *options) ([]*engine.PhaseResult, error) {
 // status.
 func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) int {
 	p.player.Close()
+	var capacity *findmax.Report
+	if p.search != nil {
+		p.search.Close()
+		capacity = p.search.Report()
+	}
 	failed := p.player.Failures()
 	if st.Interactive {
 		for _, f := range failed {
@@ -223,9 +239,10 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 		runErr = err
 	}
 	output.WriteFailedSteps(st.Stdout, failed)
+	output.WriteCapacity(st.Stdout, capacity) // --find-max
 	base := p.exports.Baseline()
 	base.WriteComment(st.Stdout, results, info) // --baseline
-	doc := output.NewSummary(results, info, base).WithFailedSteps(failed)
+	doc := output.NewSummary(results, info, base).WithFailedSteps(failed).WithCapacity(capacity)
 	if err := p.exports.Finish(results, info, doc); err != nil {
 		st.tell("%v", err)
 		runErr = err
@@ -238,13 +255,15 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 			st.tell("%s", n)
 		}
 	}
-	return runStatus(st, results, info, runErr)
+	return runStatus(st, results, info, runErr, capacity)
 }
 
 // runStatus: the signal's after a signal, exitFailure after an error, a
 // data-integrity mismatch or a workload's problem, exitThresholds when a
-// threshold was crossed, else exitOK.
-func runStatus(st *State, results []*engine.PhaseResult, info engine.Info, runErr error) int {
+// threshold was crossed or no rate down to find-max's floor meets its
+// conditions, exitUntrusted when find-max's answer cannot be trusted,
+// else exitOK.
+func runStatus(st *State, results []*engine.PhaseResult, info engine.Info, runErr error, capacity *findmax.Report) int {
 	if c := st.signalStatus(); c != 0 {
 		return c
 	}
@@ -264,5 +283,5 @@ func runStatus(st *State, results []*engine.PhaseResult, info engine.Info, runEr
 	if thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
 		return exitThresholds
 	}
-	return exitOK
+	return findMaxStatus(st, capacity) // findmax.go
 }
