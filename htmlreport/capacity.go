@@ -88,7 +88,7 @@ func staircaseChart(c *findmax.Report) *Chart {
 // judged probe's rate, with the bound: where the line crosses the bound
 // is the answer.
 func probeLatencyChart(c *findmax.Report) *Chart {
-	ch := &Chart{ID: "capacity-latency", Title: "Latency of each probe", XLabel: "rate (ops/s)", YLabel: "latency", YUS: true, LogY: true, Points: true,
+	ch := &Chart{ID: "capacity-latency", Title: "Latency of each probe", XLabel: "rate (ops/s)", YLabel: "latency", YUS: true, LogY: true,
 		Caption: "Each latency condition's figure per probe (from the intended start when a rate was set), against the rate held; the dashed lines are the bounds."}
 	byExpr := map[string]*Series{}
 	var order []string
@@ -106,7 +106,7 @@ func probeLatencyChart(c *findmax.Report) *Chart {
 			}
 			s := byExpr[cd.Expr]
 			if s == nil {
-				s = &Series{Name: cd.Expr, Color: len(order)}
+				s = &Series{Name: cd.Expr, Color: len(order), Scatter: true}
 				byExpr[cd.Expr] = s
 				order = append(order, cd.Expr)
 			}
@@ -210,4 +210,23 @@ func capacityFigure(c *findmax.Report) Figure {
 		f.Note = "not trusted: see the capacity search"
 	}
 	return f
+}
+
+// capacity is a search's finding and advice in "What limited this run":
+// its answer, and the rate to plan below when it can be trusted.
+func (l *limitFindings) capacity(c *findmax.Report) {
+	l.find("knee", "Capacity search ("+strings.Join(c.Conditions, ", ")+"): "+c.Answer+".")
+	switch c.Status() {
+	case findmax.StatusTrusted:
+		l.advise(fmt.Sprintf("Plan capacity below the search's answer: %s ops/s held %s on this setup.", fmtRate(*c.RateOpsSec), strings.Join(c.Conditions, ", ")))
+	case findmax.StatusUntrusted:
+		var why []string
+		for _, r := range c.Reasons {
+			why = append(why, r.Text)
+		}
+		if len(why) == 0 {
+			why = append(why, "no answer was found in the time given")
+		}
+		l.advise("The capacity search's answer cannot be trusted: " + strings.Join(why, "; ") + ".")
+	}
 }

@@ -174,6 +174,10 @@ func (l *limitFindings) target() {
 
 // kneeAndBest: the knee and the best segment.
 func (l *limitFindings) kneeAndBest() {
+	if c := l.run.Capacity; c != nil {
+		l.capacity(c) // the search's verdicts, not the segments' time order (capacity.go)
+		return
+	}
 	segs := l.run.Summary.Segments
 	for i, g := range segs {
 		if !g.Knee {

@@ -29,7 +29,7 @@ type Report struct {
 	Limits []Finding
 	Advice []string
 	// Capacity is a --find-max search (nil: none).
-	Capacity   *CapacitySection
+	Capacity   *CapacitySection `json:",omitempty"`
 	Throughput *Chart
 	Latency    []*Chart
 	Spectrum   []*Chart
@@ -120,7 +120,7 @@ type Series struct {
 	Dashed bool // intended latency, baseline
 	Faint  bool
 	// Scatter draws the points alone, with no line between them.
-	Scatter bool
+	Scatter bool `json:",omitempty"`
 	Points  []XY
 }
 

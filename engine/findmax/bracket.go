@@ -32,10 +32,13 @@ type bracket struct {
 	// unlimited is its first probe; lo and hi bound the answer (hi is
 	// the unlimited probe until a paced one fails).
 	unlimited, lo, hi *probe
-	drops             int // paced probes that failed with no pass yet
-	climbs            int // targets asked above the unlimited probe's rate
-	probes            []*probe
-	outcome           string
+	// hiFails counts the failures at hi's target: a bracket closes on a
+	// failure seen twice (a client's hiccup fails one probe, seldom two).
+	hiFails int
+	drops   int // paced probes that failed with no pass yet
+	climbs  int // targets asked above the unlimited probe's rate
+	probes  []*probe
+	outcome string
 	// ended says why it ended before the bracket closed: "budget",
 	// "stopped" (the run ended), or a controller's error.
 	ended string
@@ -49,14 +52,17 @@ var descent = []float64{0.10, 0.25, 0.50, 0.75, 0.90}
 // unlimited probe's rate and no paced target has failed yet.
 var ascent = []float64{0.10, 0.25, 0.50, 1.00}
 
-// record takes a judged probe into the bracket.
+// record takes a judged probe into the bracket. A pass is taken as it
+// comes (the client's hiccups only add latency: they fail probes, they
+// never pass one); a failure bounds the bracket until a pass at or above
+// its target says it was the client's noise.
 func (b *bracket) record(p *probe, spec Spec) {
 	b.probes = append(b.probes, p)
 	if p.Verdict != Pass && p.Verdict != Fail {
 		return
 	}
 	if !p.paced() {
-		b.unlimited, b.hi = p, p
+		b.unlimited = p
 		b.upper = p.GoodputOpsSec
 		b.floor = spec.Floor
 		if b.floor <= 0 {
@@ -65,15 +71,28 @@ func (b *bracket) record(p *probe, spec Spec) {
 		if b.upper <= 0 {
 			b.outcome = None // nothing succeeded even unpaced
 		}
-		return
-	}
-	switch {
-	case p.Verdict == Pass && (b.lo == nil || p.TargetOpsSec > b.lo.TargetOpsSec):
+	} else if p.Verdict == Pass && (b.lo == nil || p.TargetOpsSec > b.lo.TargetOpsSec) {
 		b.lo = p
-	case p.Verdict == Fail && (b.hi == nil || !b.hi.paced() || p.TargetOpsSec < b.hi.TargetOpsSec):
-		b.hi = p
-		if b.lo == nil {
-			b.drops++
+	}
+	b.bound()
+	if p.paced() && p.Verdict == Fail && b.lo == nil && b.hi == p {
+		b.drops++
+	}
+}
+
+// bound sets hi, the lowest paced failure above lo (the unlimited probe
+// when none), and how many times its target failed.
+func (b *bracket) bound() {
+	b.hi, b.hiFails = b.unlimited, 0
+	for _, q := range b.probes {
+		if !q.paced() || q.Verdict != Fail || (b.lo != nil && q.TargetOpsSec <= b.lo.TargetOpsSec) {
+			continue
+		}
+		switch {
+		case b.hi == nil || !b.hi.paced() || q.TargetOpsSec < b.hi.TargetOpsSec:
+			b.hi, b.hiFails = q, 1
+		case q.TargetOpsSec == b.hi.TargetOpsSec:
+			b.hiFails++
 		}
 	}
 }
@@ -89,9 +108,9 @@ func (b *bracket) width() float64 {
 }
 
 // closed reports whether the bracket is within the precision, between
-// two paced probes.
+// two paced probes, its failure confirmed.
 func (b *bracket) closed(spec Spec) bool {
-	return b.hi != nil && b.hi.paced() && b.width() <= spec.Precision
+	return b.hi != nil && b.hi.paced() && b.hiFails >= 2 && b.width() <= spec.Precision
 }
 
 // next is the next target to probe; ok false when the search over this
@@ -103,6 +122,9 @@ func (b *bracket) next(spec Spec) (rate float64, ok bool) {
 	digits := rateDigits(spec.Precision)
 	if b.lo == nil {
 		if b.hi.paced() && b.hi.TargetOpsSec <= b.floor*(1+1e-9) {
+			if b.hiFails < 2 {
+				return b.hi.TargetOpsSec, true // the floor's failure, confirmed
+			}
 			b.outcome = None
 			return 0, false
 		}
@@ -122,6 +144,9 @@ func (b *bracket) next(spec Spec) (rate float64, ok bool) {
 		return 0, false
 	}
 	lo, hi := b.lo.TargetOpsSec, b.hi.rate()
+	if b.hi.paced() && b.width() <= spec.Precision {
+		return b.hi.TargetOpsSec, true // closed but for the failure's confirmation
+	}
 	if !b.hi.paced() {
 		switch {
 		case lo >= hi*(1-1e-9):
@@ -141,6 +166,9 @@ func (b *bracket) next(spec Spec) (rate float64, ok bool) {
 	}
 	r := roundSig(math.Sqrt(lo*hi), digits)
 	if r <= lo || r >= hi {
+		if b.hi.paced() && b.hiFails < 2 {
+			return b.hi.TargetOpsSec, true
+		}
 		b.outcome = Answer // no target left between them at this rounding
 		return 0, false
 	}

@@ -482,8 +482,8 @@ func TestMarksAndView(t *testing.T) {
 		if p.TargetOpsSec == *r.Bracket.LoOpsSec && p.Verdict == Pass {
 			lo = p
 		}
-		if p.TargetOpsSec == *r.Bracket.HiOpsSec && p.Verdict == Fail {
-			hi = p
+		if p.TargetOpsSec == *r.Bracket.HiOpsSec && p.Verdict == Fail && hi.N == 0 {
+			hi = p // the first failure at the bracket's top; a second confirmed it
 		}
 	}
 	for _, g := range last.Segments {
@@ -519,5 +519,50 @@ func TestUnlimitedRateIsConfirmedPaced(t *testing.T) {
 	}
 	if !r.Trusted {
 		t.Errorf("reasons %v", r.Reasons)
+	}
+}
+
+// An unlimited probe that passes while the database queued (its latency
+// far above the paced probes') does not blame the threads: they were
+// enough to saturate it.
+func TestUnlimitedPassWithTheDatabaseSaturated(t *testing.T) {
+	r := newFakeRun(t, conds(t, "p99<2s"), 20_000, queueing(10_000, 2*time.Millisecond)).run(500)
+	if r.Probes[0].Verdict != Pass {
+		t.Fatalf("the unlimited probe %s", r.Probes[0].Verdict)
+	}
+	if hasKind(r.Reasons, ReasonThreads) {
+		t.Errorf("reasons %v", r.Reasons)
+	}
+}
+
+// A client's hiccup fails one probe below the crossing: the failure
+// that would close the bracket is asked again, passes, and the search
+// goes on above it.
+func TestAFailureIsConfirmed(t *testing.T) {
+	spec := conds(t, "p99<10ms")
+	base := queueing(10_000, 2*time.Millisecond)
+	hiccups := 0
+	model := func(target float64, threads int) outcome {
+		o := base(target, threads)
+		if target == 6_750 && hiccups < 5 { // the first probe there
+			hiccups++
+			o.intended = 50 * time.Millisecond
+		}
+		return o
+	}
+	r := newFakeRun(t, spec, 5000, model).run(1000)
+	want := crossing(10_000, 2*time.Millisecond, 10*time.Millisecond)
+	lo, hi := *r.Bracket.LoOpsSec, *r.Bracket.HiOpsSec
+	if lo > want || hi < want || !r.Trusted {
+		t.Fatalf("bracket %.0f to %.0f, crossing at %.0f; %s", lo, hi, want, r.Answer)
+	}
+	fails := map[float64]int{}
+	for _, p := range r.Probes {
+		if p.Verdict == Fail && p.TargetOpsSec > 0 {
+			fails[p.TargetOpsSec]++
+		}
+	}
+	if fails[hi] != 2 || fails[6_750] != 1 {
+		t.Errorf("failures by target %v: want the bracket's top twice, the hiccup's once", fails)
 	}
 }

@@ -46,9 +46,9 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 	// The threads.
 	u := b.unlimited
 	switch {
-	case u != nil && u.Verdict == Pass && !hasKind(out, ReasonClient):
-		add(ReasonThreads, "the unlimited probe passed (%s with all %d threads busy): the database was not the limit; more threads would go further",
-			rateText(u.GoodputOpsSec), u.Threads)
+	case u != nil && u.Verdict == Pass && !hasKind(out, ReasonClient) && b.heldAt(u):
+		add(ReasonThreads, "the unlimited probe passed (%s with all %d threads busy) and the database's latency held (mean %s): the threads were the limit; more threads would go further",
+			rateText(u.GoodputOpsSec), u.Threads, fmtUS(u.MeanServiceUS))
 	case lo != nil && lo.ThreadsBusy >= busyThreads:
 		add(ReasonThreads, "by Little's law the %d threads were busy %.0f %% of the time at %s (threads ÷ mean latency %s = %s): more threads would go further",
 			lo.Threads, 100*lo.ThreadsBusy, probeRate(lo), fmtUS(lo.MeanServiceUS), rateText(float64(lo.Threads)/(lo.MeanServiceUS/1e6)))
@@ -86,13 +86,7 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 // within heldService of the lightest probe's: the operations waited for
 // a thread, not for the database. It returns that condition.
 func (b *bracket) waitedForThreads(hi *probe) (Condition, bool) {
-	lightest := math.Inf(1)
-	for _, p := range b.probes {
-		if p.Verdict != Void && p.Verdict != Unjudged && p.MeanServiceUS > 0 {
-			lightest = math.Min(lightest, p.MeanServiceUS)
-		}
-	}
-	if math.IsInf(lightest, 1) || hi.MeanServiceUS > heldService*lightest {
+	if !b.heldAt(hi) {
 		return Condition{}, false
 	}
 	for _, c := range hi.Conditions {
@@ -136,4 +130,18 @@ func fmtUS(us float64) string {
 		return fmt.Sprintf("%.3gms", us/1e3)
 	}
 	return fmt.Sprintf("%.3gµs", us)
+}
+
+// heldAt reports whether the database's own mean latency at p stayed
+// within heldService of the lightest judged probe's: it did not queue,
+// so what limited p was not the database. A probe with nothing lighter
+// to compare with did not hold.
+func (b *bracket) heldAt(p *probe) bool {
+	lightest := math.Inf(1)
+	for _, q := range b.probes {
+		if q != p && q.paced() && (q.Verdict == Pass || q.Verdict == Fail) && q.MeanServiceUS > 0 {
+			lightest = math.Min(lightest, q.MeanServiceUS)
+		}
+	}
+	return !math.IsInf(lightest, 1) && p.MeanServiceUS <= heldService*lightest
 }
