@@ -388,11 +388,13 @@ type clientState struct {
 }
 
 // When the client is saturated besides its own CPU rule: the host's CPU
-// full while benchtop itself uses at least half of its cores (the
-// database or another load shares them).
+// full while benchtop itself uses at least a quarter of its cores (the
+// database, or another load, shares the client's cores and starves it).
+// A host kept full by others while benchtop idles is not the client's
+// limit: its waits are the model's or the database's.
 const (
 	hostFull = 95
-	ownShare = 50
+	ownShare = 25
 )
 
 // client is the client's state in snap's interval: its CPU (the engine's
