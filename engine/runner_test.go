@@ -410,9 +410,9 @@ func TestMarkSegmentsBestAndKnee(t *testing.T) {
 	threads := 1
 	mk := func(ops float64, p99 time.Duration) Segment {
 		threads *= 2
-		return Segment{Start: 0, End: 10 * time.Second, Threads: threads, Ops: int64(ops * 10), OpsPerSec: ops, P99: p99, Intervals: 9}
+		return Segment{Start: 0, End: 10 * time.Second, Threads: threads, Ops: int64(ops * 10), OpsPerSec: ops, P99: p99, HasLatency: true, Intervals: 9}
 	}
-	segs := markSegments([]Segment{
+	segs, _ := markSegments([]Segment{
 		mk(512004, 8200*time.Nanosecond),
 		mk(804551, 9800*time.Nanosecond),
 		mk(811020, 29100*time.Nanosecond),

@@ -3,7 +3,6 @@ package fleet
 import (
 	"benchtop/engine"
 	"benchtop/engine/host"
-	"benchtop/engine/measure"
 )
 
 // rowScratch keeps what the agents' rows need between intervals.
@@ -11,9 +10,9 @@ type rowScratch struct {
 	host map[*agent]host.Sample
 }
 
-// update sets an agent's row from its interval: ops/s, its own p99 over
-// every operation type (service time), errors, threads, target, CPU and
-// the busiest NIC.
+// update sets an agent's row from its interval: successful and failed
+// ops/s, its own p99 over every operation type (service time), failed
+// operations, threads, target, CPU and the busiest NIC.
 func (r *rowScratch) update(a *agent, iv *Interval) {
 	if r.host == nil {
 		r.host = map[*agent]host.Sample{}
@@ -22,16 +21,12 @@ func (r *rowScratch) update(a *agent, iv *Interval) {
 	row := &a.row
 	row.Name = a.name
 	if d := iv.End.Sub(iv.Start).Seconds(); d > 0 {
-		row.OpsPerSec = float64(iv.Set.Ops) / d
-	}
-	var errs int64
-	for op := 0; op < measure.NumOps; op++ {
-		for _, n := range iv.Set.Errors[op] {
-			errs += n
-		}
+		// Successful operations: failed ones are not throughput.
+		row.OpsPerSec = float64(iv.Set.OK()) / d
+		row.FailedPerSec = float64(iv.Set.Failed) / d
 	}
 	row.P99 = iv.P99
-	row.Errors = errs
+	row.Errors = iv.Set.Failed
 	row.Threads, row.Target = iv.Threads, iv.Target
 	row.Partitions = iv.Partitions
 	row.CPU = -1

@@ -11,15 +11,21 @@ import (
 	"benchtop/engine"
 )
 
-// WriteSegments writes the what-if table: one row per segment.
-func WriteSegments(w io.Writer, segs []engine.Segment) {
+// WriteSegments writes the what-if table: one row per segment, ops/s
+// the successful operations per second (failed/s beside it when any
+// failed), latencies "–" where nothing succeeded, best and knee as
+// engine/marks decided them, a segment that could not be judged with
+// why; note, when given, says why best is undecided.
+func WriteSegments(w io.Writer, segs []engine.Segment, note string) {
 	if len(segs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n# Segments (one per configuration held; latency from the intended start when a target was set)\n")
+	fmt.Fprintf(w, "\n# Segments (one per configuration held; ops/s: successful operations; latency from the intended start when a target was set)\n")
 	var extras []string
 	seen := map[string]bool{}
+	failed := false
 	for _, s := range segs {
+		failed = failed || s.Errors > 0
 		for k := range s.Extra {
 			if !seen[k] {
 				seen[k] = true
@@ -29,21 +35,14 @@ func WriteSegments(w io.Writer, segs []engine.Segment) {
 	}
 	sort.Strings(extras)
 	head := fmt.Sprintf("%2s %5s %6s %7s %5s %9s %11s", "#", "from", "dur", "threads", "parts", "target", "ops/s")
+	if failed {
+		head += fmt.Sprintf(" %9s", "failed/s")
+	}
 	for _, k := range extras {
 		head += fmt.Sprintf(" %11s", strings.ReplaceAll(strings.TrimSuffix(k, "_per_sec"), "_", " ")+"/s")
 	}
 	fmt.Fprintf(w, "%s %7s %7s %7s %6s %4s\n", head, "p50", "p95", "p99", "errors", "cpu")
 	for _, s := range segs {
-		mark := ""
-		if s.Knee {
-			mark = "← knee"
-		}
-		if s.Best {
-			if mark != "" {
-				mark += " "
-			}
-			mark += "★ best"
-		}
 		target := "∞"
 		if s.Target > 0 {
 			target = FormatCount(int64(s.Target))
@@ -51,6 +50,9 @@ func WriteSegments(w io.Writer, segs []engine.Segment) {
 		row := fmt.Sprintf("%2d %5s %6s %7d %5d %9s %11s",
 			s.Index, clock(s.Start), shortDur(s.Duration()), s.Threads, s.Partitions, target,
 			FormatCount(int64(math.Round(s.OpsPerSec))))
+		if failed {
+			row += fmt.Sprintf(" %9s", FormatCount(int64(math.Round(s.FailedPerSec))))
+		}
 		for _, k := range extras {
 			v := s.Extra[k]
 			if v >= 100 {
@@ -59,9 +61,30 @@ func WriteSegments(w io.Writer, segs []engine.Segment) {
 				row += fmt.Sprintf(" %11.2f", v)
 			}
 		}
-		fmt.Fprintf(w, "%s %7s %7s %7s %6d %4s  %s\n", row, FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99),
-			s.Errors, cpuText(s.CPU), strings.TrimSpace(mark+"  "+s.Label))
+		has := s.HasLatency
+		fmt.Fprintf(w, "%s %7s %7s %7s %6d %4s  %s\n", row, FormatLatency(s.P50, has), FormatLatency(s.P95, has), FormatLatency(s.P99, has),
+			s.Errors, cpuText(s.CPU), strings.TrimSpace(SegmentMark(s)+"  "+s.Label))
 	}
+	if note != "" {
+		fmt.Fprintf(w, "# %s\n", note)
+	}
+}
+
+// SegmentMark is a segment's mark in a table: "★ best", "← knee" (both
+// when both), or, for a segment the rules could not judge, its state in
+// brackets, "(too short)"; "" for a qualified segment with no mark.
+func SegmentMark(s engine.Segment) string {
+	var marks []string
+	if s.Knee {
+		marks = append(marks, "← knee")
+	}
+	if s.Best {
+		marks = append(marks, "★ best")
+	}
+	if len(marks) == 0 && s.State != "" && s.State != "qualified" {
+		return "(" + string(s.State) + ")"
+	}
+	return strings.Join(marks, " ")
 }
 
 // shortDur renders a segment length in at most 6 characters: 9.5s, 1m30s,

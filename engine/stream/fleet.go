@@ -145,7 +145,6 @@ func SumSummaries(parts []*Summary) *Summary {
 	if !same {
 		return s
 	}
-	best := -1
 	for i := range parts[0].Scenarios {
 		var row Scenario
 		for _, p := range parts {
@@ -162,16 +161,14 @@ func SumSummaries(parts []*Summary) *Summary {
 			row.RSS += sc.RSS
 			row.MaxLag += sc.MaxLag
 			row.E2E = worstE2E(row.E2E, sc.E2E)
+			if p == parts[0] || sc.Intervals < row.Intervals {
+				row.Intervals = sc.Intervals // the agent that held it least
+			}
 		}
 		row.MsPer1000Rows = msPer1000(row.StableRowsPerSec)
 		s.Scenarios = append(s.Scenarios, row)
-		if best < 0 || row.StableRowsPerSec > s.Scenarios[best].StableRowsPerSec {
-			best = i
-		}
 	}
-	if best >= 0 && len(s.Scenarios) > 1 {
-		s.Scenarios[best].Best = true
-	}
+	s.BestNote = markScenarios(s.Scenarios)
 	return s
 }
 

@@ -72,6 +72,9 @@ func fleetRun(st *State, o *options) int {
 	}
 	st.onSignal(c.Interrupt)
 	player.Bind(c)
+	for _, n := range o.Notes { // the run is accepted: what it was taken to mean
+		st.tell("%s", n)
+	}
 	// The coordinator's clock starts with Run: the exports start now.
 	if err := ex.Start(time.Now()); err != nil {
 		return st.fail(exitFailure, err)

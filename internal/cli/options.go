@@ -29,6 +29,9 @@ type options struct {
 	BaselineFiles []string
 	Baseline      *output.Baseline
 	Fleet         fleetFlags // --agents, --ssh, ... (fleetflags.go)
+	// Notes are said on stderr before the run: what the command line was
+	// taken to mean where it was changed (a --step lengthened).
+	Notes []string
 }
 
 // flagValues are what the flags gave before the properties are assembled

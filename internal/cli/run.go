@@ -66,6 +66,9 @@ func localRun(st *State, o *options) int {
 	if p == nil {
 		return code
 	}
+	for _, n := range o.Notes { // the run is accepted: what it was taken to mean
+		st.tell("%s", n)
+	}
 	defer p.player.Close()
 	p.sink = sink
 	if st.Interactive || o.Screen.ServeSSH != "" {

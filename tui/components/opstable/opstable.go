@@ -1,6 +1,7 @@
 // Package opstable draws the operations table: per operation type the
-// count, rate and latency summary since the start of the phase, the same
-// figures the final report gives.
+// count, rate (successful operations per second) and latency summary
+// since the start of the phase, the same figures the final report gives;
+// "–" where nothing succeeded.
 package opstable
 
 import (
@@ -128,10 +129,7 @@ func (m *Model) row(cols []col, name string, s engine.Stats, counts bool) string
 		b.WriteString(style.Render(right(v, cols[i].w)))
 	}
 	dur := func(d time.Duration) string {
-		if s.Count == 0 {
-			return "-"
-		}
-		return format.Duration(d)
+		return format.Latency(d, s.HasLatency()) // "–" where nothing succeeded
 	}
 	count := ""
 	rate := ""
