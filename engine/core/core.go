@@ -50,7 +50,29 @@ func init() {
 			}
 			return New(cfg, db)
 		},
+		Produces: produces,
 	})
+}
+
+// produces names the operation types a command's last phase can produce:
+// INSERT for a load, the operations of non-zero proportion for a run (a
+// read-modify-write's READ and UPDATE are measured too).
+func produces(command string, p adapters.Properties) []string {
+	cfg, err := ParseConfig(command, p)
+	if err != nil {
+		return nil
+	}
+	if command == "load" {
+		return []string{OpNames[OpInsert]}
+	}
+	var out []string
+	for op, share := range []float64{OpRead: cfg.ReadProportion, OpUpdate: cfg.UpdateProportion, OpInsert: cfg.InsertProportion,
+		OpScan: cfg.ScanProportion, OpRMW: cfg.RMWProportion, OpDelete: cfg.DeleteProportion} {
+		if share > 0 || (cfg.RMWProportion > 0 && (op == OpRead || op == OpUpdate)) {
+			out = append(out, OpNames[op])
+		}
+	}
+	return out
 }
 
 // OpNames implements workload.Workload.

@@ -142,6 +142,7 @@ func init() {
 		},
 		Properties: []string{"timeseries.", PropBatchSize, PropFlushInterval},
 		Keys:       Keys,
+		Produces:   func(string, adapters.Properties) []string { return OpNames },
 		New: func(_ string, p adapters.Properties, db adapters.DB) (workload.Workload, error) {
 			cfg, err := ParseConfig(p)
 			if err != nil {

@@ -149,6 +149,11 @@ type Factory struct {
 	Keys []string
 	// New builds the workload on an open adapter.
 	New func(command string, props adapters.Properties, db adapters.DB) (Workload, error)
+	// Produces, when set, names the operation types the last phase of a
+	// "load" or "run" command with these (valid) properties can produce,
+	// before anything is opened: a --threshold naming another is refused
+	// as bad input. nil: not known before New, any name is accepted.
+	Produces func(command string, props adapters.Properties) []string
 }
 
 // Unknown returns the warnings for the properties under f's Properties

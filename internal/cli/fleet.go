@@ -34,6 +34,9 @@ func fleetRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
+	if err := checkThresholdOps(o.Thresholds, cfg); err != nil { // thresholds.go
+		return st.fail(exitUsage, err)
+	}
 	if err := o.Exports.Check(); err != nil {
 		return st.fail(exitUsage, err)
 	}
@@ -108,9 +111,9 @@ func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Expo
 }
 
 // finishFleet writes the fleet's report and exports once the run is over
-// and returns the exit status: the signal's, exitIncomplete when an agent
-// was lost, exitFailure on an error, an agent's problem, a failed stream
-// verdict or an integrity mismatch.
+// and returns the exit status, as a run of one process does (runStatus),
+// with exitIncomplete when an agent was lost and exitFailure on an
+// agent's problem or a failed stream verdict.
 func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, failed []steps.Failure, results []*engine.PhaseResult,
 	runErr error, agents int) int {
 	if st.Interactive {
@@ -133,9 +136,9 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	for _, p := range ex.Written() {
 		st.tell("wrote %s", p)
 	}
-	if code := st.signalStatus(); code != 0 {
-		return code
-	}
+	// Every reason is told, and the status that wins is returned
+	// (exit.go's precedence).
+	codes := []int{st.signalStatus(), runFailures(st, o, results)}
 	problems := c.Problems()
 	for _, p := range problems {
 		st.tell("agent %s", p)
@@ -148,15 +151,15 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	}
 	if lost := c.Lost(); len(lost) > 0 {
 		st.tell("incomplete run: %d of %d agents lost: %s", len(lost), agents, strings.Join(lost, ", "))
-		return exitIncomplete
+		codes = append(codes, exitIncomplete)
 	}
 	if runErr != nil || len(problems) > 0 {
-		return exitFailure
+		codes = append(codes, exitFailure)
 	}
-	if n := len(results); n > 0 && results[n-1].Set.Integrity > 0 {
-		return exitFailure
+	if len(results) > 0 && thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
+		codes = append(codes, exitThresholds)
 	}
-	return exitOK
+	return exitStatus(codes...)
 }
 
 func agentNames(c *fleet.Coordinator) string {

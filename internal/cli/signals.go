@@ -87,12 +87,14 @@ func (in *interrupts) signal() os.Signal {
 	return in.got
 }
 
-// exitCode is 128 + the signal's number (130 for SIGINT, 143 for
-// SIGTERM), or 0 when none came.
+// exitCode is 128 + the signal's number (130 for SIGINT, 131 for
+// SIGQUIT when it is caught, 143 for SIGTERM), or 0 when none came.
 func (in *interrupts) exitCode() int {
 	switch in.signal() {
 	case syscall.SIGINT:
 		return 130
+	case syscall.SIGQUIT:
+		return 131
 	case syscall.SIGTERM:
 		return 143
 	}
@@ -104,6 +106,8 @@ func (in *interrupts) name() string {
 	switch in.signal() {
 	case syscall.SIGINT:
 		return "SIGINT"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
 	}
