@@ -276,8 +276,11 @@ func (ws *wstate) record(op, n int, start, end, intended int64, paced bool, err 
 		kind := adapters.Kind(err)
 		set.AddError(op, kind, int64(n))
 		set.SetCause(op, kind, err.Error())
-		if kind == adapters.KindIntegrity {
+		switch kind {
+		case adapters.KindIntegrity:
 			set.Integrity++
+		case adapters.KindMissing:
+			set.Missing++
 		}
 	}
 	set.RecordN(measure.Slot(op, ok), end-start, int64(n))

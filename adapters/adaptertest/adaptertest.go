@@ -7,7 +7,8 @@
 //	}
 //
 // Run checks the contract of package adapters: round trips of binary
-// values, field subsets, updates, not-found errors, deletes, ordered scans,
+// values, field subsets, updates, not-found errors (a record holding none
+// of the columns read is not found too), deletes, ordered scans,
 // concurrent writers, data integrity, the buffer-ownership rule, and the
 // BatchInserter and Repartitioner extensions when the adapter has them.
 // Each check is a subtest that can fail on its own.
@@ -38,6 +39,9 @@ type Options struct {
 	// KeyPrefix isolates this run's keys from other data on a shared
 	// server; default: a random prefix per Run call.
 	KeyPrefix string
+	// FixedColumns: every record has every column (a SQL table), so the
+	// MissingColumns check does not apply.
+	FixedColumns bool
 }
 
 // fieldNames are the fields every record of the suite has.
@@ -52,6 +56,8 @@ func Run(t *testing.T, db adapters.DB, opts Options) {
 		prefix:    opts.KeyPrefix,
 		unordered: adapters.CapabilitiesOf(db).UnorderedScan,
 		keys:      map[string]struct{}{},
+
+		fixedColumns: opts.FixedColumns,
 	}
 	if s.table == "" {
 		s.table = "usertable"
@@ -65,6 +71,7 @@ func Run(t *testing.T, db adapters.DB, opts Options) {
 	t.Run("ReadFieldSubset", s.testReadFieldSubset)
 	t.Run("Update", s.testUpdate)
 	t.Run("NotFound", s.testNotFound)
+	t.Run("MissingColumns", s.testMissingColumns)
 	t.Run("Delete", s.testDelete)
 	t.Run("Scan", s.testScan)
 	t.Run("ConcurrentWriters", s.testConcurrentWriters)
@@ -80,6 +87,8 @@ type suite struct {
 	table     string
 	prefix    string
 	unordered bool
+	// fixedColumns: Options.FixedColumns.
+	fixedColumns bool
 
 	mu   sync.Mutex
 	keys map[string]struct{} // every key inserted, for cleanup

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -110,6 +111,10 @@ type coreWorkload struct {
 	batcher     adapters.BatchInserter
 	randPool    []byte
 	integrityOK atomic.Int64
+	// deleted holds the key numbers this run deleted (dataintegrity
+	// only): a read of one of them that is not found is no missing
+	// record.
+	deleted sync.Map
 }
 
 // New builds the core workload on an open adapter.
@@ -147,7 +152,12 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 	if w.keyChooser, err = keyChooser(cfg, w.insertSeq); err != nil {
 		return nil, err
 	}
-	w.hot = newHotKeys(w)
+	if !cfg.DataIntegrity {
+		// With dataintegrity every read needs its key number (a record
+		// not found is missing when it was loaded): keys are built from
+		// it (the same keys: the table is an optimisation).
+		w.hot = newHotKeys(w)
+	}
 	if bi, ok := db.(adapters.BatchInserter); ok && bi.BatchSize() > 1 {
 		w.batcher = bi
 		w.batch = bi.BatchSize()

@@ -121,7 +121,7 @@ func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
 // returnName maps an error kind to YCSB's status name.
 func returnName(kind string) string {
 	switch kind {
-	case "not_found":
+	case "not_found", "missing":
 		return "NOT_FOUND"
 	case "integrity":
 		return "UNEXPECTED_STATE"
