@@ -37,6 +37,9 @@ type AssemblerConfig struct {
 	// Interval is the status interval: an interval shorter than half of
 	// it (a phase's last) is never taken for a stall.
 	Interval time.Duration
+	// RateKey, when set, is the workload figure (Counters and
+	// Sample.Delta) whose rate is the throughput (workload.Factory's).
+	RateKey string
 }
 
 // OutageIntervals is how many consecutive intervals without a successful
@@ -85,13 +88,19 @@ type Assembler struct {
 	noSuccess      int
 	noSuccessStart time.Duration
 	outages        []Outage
+	// rate0 is the RateKey counter at the phase's start, rateSum its
+	// Delta summed (when the workload keeps no counters: a fleet).
+	rate0, rateSum float64
 }
 
 // NewAssembler starts a phase with the controls in force; label names its
 // first segment.
 func NewAssembler(c AssemblerConfig, ctl Controls, label string) *Assembler {
 	a := &Assembler{c: c, ctl: ctl, interval: &measure.Set{}, cumulative: &measure.Set{}, lastTick: c.PhaseStart}
-	a.segs = segments{runStart: c.RunStart, measurement: c.Measurement, counters: c.Counters}
+	a.segs = segments{runStart: c.RunStart, measurement: c.Measurement, counters: c.Counters, rateKey: c.RateKey}
+	if c.RateKey != "" && c.Counters != nil {
+		a.rate0 = c.Counters.Counters()[c.RateKey]
+	}
 	a.segs.begin(label, ctl)
 	a.targetEver = ctl.Target > 0
 	if c.Granularity > 0 {
@@ -172,7 +181,8 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 		a.cpuN++
 	}
 	a.segs.addDelta(ws.Delta)
-	stalled := a.stalled(ivl, runTime)
+	a.rateSum += ws.Delta[c.RateKey]
+	stalled := a.stalled(ivl, runTime, ws.Delta[c.RateKey] > 0)
 	a.segs.tick(now, stalled)
 	snap.NoSuccess = a.trackOutage(ivlStart.Sub(c.RunStart), snap.Elapsed, stalled)
 	snap.Ops, snap.Total = buildOps(c.OpNames, a.interval, a.cumulative, ivl, runTime, a.Intended(), c.Percentiles)
@@ -213,10 +223,12 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 }
 
 // stalled reports whether the interval that ended, of length ivl, was a
-// stall: the workers ran (not paused), no operation completed, and the
-// phase's rate so far promised at least stallMinOps in it.
-func (a *Assembler) stalled(ivl, runTime time.Duration) bool {
-	if a.ctl.Paused || a.interval.Ops > 0 || a.interval.CutOff > 0 || ivl <= 0 || ivl < a.c.Interval/2 {
+// stall: the workers ran (not paused), no operation completed, the
+// workload's own count did not move (rated: its records acknowledged,
+// while writers wait on backpressure) and the phase's rate so far
+// promised at least stallMinOps in it.
+func (a *Assembler) stalled(ivl, runTime time.Duration, rated bool) bool {
+	if a.ctl.Paused || a.interval.Ops > 0 || a.interval.CutOff > 0 || rated || ivl <= 0 || ivl < a.c.Interval/2 {
 		return false
 	}
 	prior := (runTime - ivl).Seconds()
@@ -284,6 +296,13 @@ func (a *Assembler) Result(final *Snapshot, runTime time.Duration, start time.Ti
 	}
 	if a.units != nil {
 		res.Units = a.units.units()
+	}
+	if k := a.c.RateKey; k != "" {
+		res.RateCount = a.rateSum
+		if a.c.Counters != nil {
+			res.RateCount = a.c.Counters.Counters()[k] - a.rate0
+		}
+		res.Rated = true
 	}
 	return res
 }

@@ -98,6 +98,9 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	if c, ok := wl.(workload.Counters); ok {
 		p.asmConfig.Counters = c
 	}
+	if f, ok := workload.Lookup(env.cfg.Workload); ok {
+		p.asmConfig.RateKey = f.RateKey
+	}
 	if env.cfg.Output.MeasurementType == "timeseries" {
 		p.asmConfig.Granularity = env.cfg.Output.Granularity
 	}

@@ -16,6 +16,9 @@ type segments struct {
 	runStart    time.Time // the run's start: segment times count from it
 	measurement string    // measurement.interval
 	counters    workload.Counters
+	// rateKey, when set, is the workload figure whose rate is the
+	// segment's throughput (workload.Factory.RateKey).
+	rateKey string
 
 	closed []Segment
 	open   *segmentAcc
@@ -24,12 +27,15 @@ type segments struct {
 // segmentAcc is the open segment and what it accumulates.
 type segmentAcc struct {
 	Segment
-	sums   map[string]float64 // workload Delta figures summed per interval
-	first  map[string]float64 // workload counters at the segment's start
-	set    *measure.Set
-	cpuSum float64
-	cpuN   int
-	startT time.Time
+	sums  map[string]float64 // workload Delta figures summed per interval
+	first map[string]float64 // workload counters at the segment's start
+	// steadySums and steadyFirst are the same from the first tick on:
+	// the workload's rates cover the steady part, as the operations' do.
+	steadySums, steadyFirst map[string]float64
+	set                     *measure.Set
+	cpuSum                  float64
+	cpuN                    int
+	startT                  time.Time
 	// steady is what ran after the segment's first interval ended (the
 	// first tick), from steadyT on; ticks counts the intervals that ended
 	// in the segment.
@@ -71,6 +77,9 @@ func (sg *segments) add(set *measure.Set) {
 func (sg *segments) tick(now time.Time, stalled bool) {
 	if sg.open.ticks == 0 {
 		sg.open.steadyT = now
+		if sg.counters != nil {
+			sg.open.steadyFirst = sg.counters.Counters()
+		}
 	} else if stalled {
 		sg.open.stalls++
 	}
@@ -90,6 +99,12 @@ func (sg *segments) addDelta(delta map[string]float64) {
 			sg.open.sums = map[string]float64{}
 		}
 		sg.open.sums[k] += v
+		if sg.open.ticks > 0 { // after the first tick: the steady part's
+			if sg.open.steadySums == nil {
+				sg.open.steadySums = map[string]float64{}
+			}
+			sg.open.steadySums[k] += v
+		}
 	}
 }
 
@@ -104,7 +119,7 @@ func (sg *segments) close(at time.Time, latestCPU float64) {
 		s.cpuSum, s.cpuN = latestCPU, 1
 	}
 	sg.fill(s, at)
-	if s.Ops > 0 || s.Errors > 0 || s.set.CutOff > 0 {
+	if s.Ops > 0 || s.Errors > 0 || s.set.CutOff > 0 || (sg.rateKey != "" && s.OpsPerSec > 0) {
 		s.Index = len(sg.closed) + 1
 		sg.closed = append(sg.closed, s.Segment)
 	}
@@ -175,19 +190,31 @@ func (sg *segments) fill(s *segmentAcc, end time.Time) {
 	if s.cpuN > 0 {
 		s.CPU = s.cpuSum / float64(s.cpuN)
 	}
-	sums := s.sums
-	if sg.counters != nil && s.first != nil {
+	// The workload's figures over the same part as the operations' rates:
+	// the steady part when there is one.
+	sums, first, sdur := s.sums, s.first, dur
+	if s.ticks > 0 && !s.steady.Empty() && end.After(s.steadyT) {
+		sums, first, sdur = s.steadySums, s.steadyFirst, end.Sub(s.steadyT).Seconds()
+	}
+	if sg.counters != nil && first != nil {
 		now := sg.counters.Counters()
 		sums = make(map[string]float64, len(now))
 		for k, v := range now {
-			sums[k] = v - s.first[k]
+			sums[k] = v - first[k]
 		}
 	}
-	if len(sums) > 0 && dur > 0 {
+	s.Extra = nil
+	if len(sums) > 0 && sdur > 0 {
 		s.Extra = make(map[string]float64, len(sums))
 		for k, v := range sums {
-			s.Extra[k+"_per_sec"] = v / dur
+			s.Extra[k+"_per_sec"] = v / sdur
 		}
+	}
+	if k := sg.rateKey + "_per_sec"; sg.rateKey != "" {
+		// The workload's own count is the throughput (the time series'
+		// records acknowledged): one rate, not a column beside ops/s.
+		s.OpsPerSec = s.Extra[k]
+		delete(s.Extra, k)
 	}
 }
 

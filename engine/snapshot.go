@@ -55,6 +55,13 @@ type Info struct {
 	// Thresholds are the --threshold expressions the run is judged by
 	// (engine/verdict parses and evaluates them).
 	Thresholds []string
+	// RateUnit is the unit of the run's one rate when it is not
+	// operations per second (the time series' "records/s":
+	// workload.Factory.RateUnit); "" for ops/s.
+	RateUnit string
+	// OpUnits names what an operation type counts when it is not an
+	// operation of that rate (the time series' WRITE: "batches").
+	OpUnits map[string]string
 }
 
 // Stats summarises latencies and outcomes of one operation type over a

@@ -280,6 +280,9 @@ func orDash(s string) string {
 func headline(run *Run) []Figure {
 	s := &run.Summary
 	out := []Figure{{Label: "throughput", Value: fmtRate(s.Throughput) + " ops/s", Note: "successful operations over the " + lastPhase(s) + " phase"}}
+	if u := s.ThroughputUnit; u != "" {
+		out[0].Value, out[0].Note = fmtRate(s.Throughput)+" "+u, "the workload's one rate over the "+lastPhase(s)+" phase"
+	}
 	if s.FailedRate > 0 {
 		out = append(out, Figure{Label: "failed", Value: fmtRate(s.FailedRate) + " ops/s", Note: "failed operations, not in throughput"})
 	}

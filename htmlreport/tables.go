@@ -63,8 +63,12 @@ func segmentsTable(s *report.Summary) *Table {
 		return nil
 	}
 	extras := extraKeys(s.Segments)
+	rate := "ops/s"
+	if s.ThroughputUnit != "" {
+		rate = s.ThroughputUnit
+	}
 	t := &Table{ID: "segments", Caption: "One row per configuration held (latency from the intended start when a target was set)",
-		Columns: []string{"#", "from", "duration", "started by", "threads", "partitions", "target", "ops/s"}}
+		Columns: []string{"#", "from", "duration", "started by", "threads", "partitions", "target", rate}}
 	for _, k := range extras {
 		t.Columns = append(t.Columns, extraLabel(k))
 	}

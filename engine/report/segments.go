@@ -16,11 +16,20 @@ import (
 // failed), latencies "–" where nothing succeeded, best and knee as
 // engine/marks decided them, a segment that could not be judged with
 // why; note, when given, says why best is undecided.
-func WriteSegments(w io.Writer, segs []engine.Segment, note string) {
+//
+// unit names the rate when it is not operations per second (a rated
+// workload's, engine.Info.RateUnit: the time series' "records/s").
+func WriteSegments(w io.Writer, segs []engine.Segment, note, unit string) {
 	if len(segs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n# Segments (one per configuration held; ops/s: successful operations; latency from the intended start when a target was set)\n")
+	what := "ops/s: successful operations"
+	if unit != "" {
+		what = unit + ": the workload's one rate"
+	} else {
+		unit = "ops/s"
+	}
+	fmt.Fprintf(w, "\n# Segments (one per configuration held; %s; latency from the intended start when a target was set)\n", what)
 	var extras []string
 	seen := map[string]bool{}
 	failed := false
@@ -34,7 +43,7 @@ func WriteSegments(w io.Writer, segs []engine.Segment, note string) {
 		}
 	}
 	sort.Strings(extras)
-	head := fmt.Sprintf("%2s %5s %6s %7s %5s %9s %11s", "#", "from", "dur", "threads", "parts", "target", "ops/s")
+	head := fmt.Sprintf("%2s %5s %6s %7s %5s %9s %11s", "#", "from", "dur", "threads", "parts", "target", unit)
 	if failed {
 		head += fmt.Sprintf(" %9s", "failed/s")
 	}

@@ -22,7 +22,7 @@ func TestSegmentExtrasInJSONAndTable(t *testing.T) {
 		t.Errorf("segment extras not members of the segment:\n%s", b.String())
 	}
 	b.Reset()
-	WriteSegments(&b, res.Segments, "")
+	WriteSegments(&b, res.Segments, "", "")
 	if !strings.Contains(b.String(), "rows/s") || !strings.Contains(b.String(), "2,500,000") || !strings.Contains(b.String(), "551") {
 		t.Errorf("segments table lacks the extra columns:\n%s", b.String())
 	}
@@ -39,7 +39,7 @@ func TestSegmentsTableTellsFailuresApart(t *testing.T) {
 			FailedPerSec: 31574, ErrorRate: 1, Intervals: 5, State: "errors", Note: "100 % of its operations failed"},
 	}
 	var b bytes.Buffer
-	WriteSegments(&b, segs, "best and knee undecided: 1 of 2 qualifies")
+	WriteSegments(&b, segs, "best and knee undecided: 1 of 2 qualifies", "")
 	out := b.String()
 	lines := strings.Split(out, "\n")
 	var outage string

@@ -35,10 +35,14 @@ type Summary struct {
 	// last phase; FailedRate the failed ones. (Before benchtop counted
 	// failures in "throughput_ops_per_sec"; YCSB's [OVERALL] line still
 	// does, as YCSB does.)
-	Throughput float64          `json:"throughput_ops_per_sec"`
-	FailedRate float64          `json:"failed_ops_per_sec"`
-	Operations []OpSummary      `json:"operations"`
-	Segments   []SegmentSummary `json:"segments"`
+	Throughput float64 `json:"throughput_ops_per_sec"`
+	FailedRate float64 `json:"failed_ops_per_sec"`
+	// ThroughputUnit is the unit of Throughput (and of the segments'
+	// ops_per_sec) when it is a workload's own rate rather than
+	// operations (the time series' "records/s": records acknowledged).
+	ThroughputUnit string           `json:"throughput_unit,omitempty"`
+	Operations     []OpSummary      `json:"operations"`
+	Segments       []SegmentSummary `json:"segments"`
 	// SegmentsNote says why best is undecided, when it is.
 	SegmentsNote string `json:"segments_note,omitempty"`
 	// CutOff counts the operations in flight when the grace after the
@@ -254,6 +258,7 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 	s.Interrupted = main.Interrupted
 	s.RuntimeMS = main.RunTime.Milliseconds()
 	s.Throughput, s.FailedRate = main.Goodput(), main.FailedRate()
+	s.ThroughputUnit = info.RateUnit
 	s.CutOff = main.Set.CutOff
 	for _, o := range main.Outages {
 		s.Outages = append(s.Outages, OutageSummary{StartS: o.Start.Seconds(), DurationS: (o.End - o.Start).Seconds(), Intervals: o.Intervals})

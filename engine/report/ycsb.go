@@ -51,7 +51,7 @@ func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
 	if main.Final != nil {
 		note = main.Final.SegmentsNote
 	}
-	WriteSegments(&extra, main.Segments, note)
+	WriteSegments(&extra, main.Segments, note, info.RateUnit)
 	writeVerdicts(&extra, Verdicts(results, info))
 	commented(w, extra.Bytes())
 }

@@ -92,6 +92,11 @@ func (m *Model) Render(h *history.History) {
 			if !wide {
 				name = latency.ShortName(name)
 			}
+			if u := m.ctx.Info.OpUnits[op.Name]; u != "" && wide {
+				name += " (" + u + ")" // its ops/s are batches/s: said
+			} else if u != "" {
+				name += " " + u[:1]
+			}
 			lines = append(lines, m.row(cols, name, op.Cumulative, true))
 			if m.ShowIntended && op.IntendedCumulative != nil && s.Target > 0 {
 				lines = append(lines, m.row(cols, " intended", *op.IntendedCumulative, false))

@@ -232,7 +232,11 @@ func (m *Model) header(l layout) string {
 	var hb strings.Builder
 	hb.WriteString(" ")
 	for _, c := range l.cols {
-		hb.WriteString(cell(c, c.title))
+		title := c.title
+		if title == "ops/s" {
+			title = m.rateUnit(c.w)
+		}
+		hb.WriteString(cell(c, title))
 	}
 	if l.changeW > 0 {
 		hb.WriteString("  " + common.Fit("change", l.changeW))
@@ -253,7 +257,7 @@ func (m *Model) summary(segs []engine.Segment, note string) []string {
 	var out []string
 	for _, s := range segs {
 		if s.Best {
-			out = append(out, st.Best.Render("★ best")+" "+st.Text.Render(describe(s)))
+			out = append(out, st.Best.Render("★ best")+" "+st.Text.Render(m.describe(s)))
 		}
 	}
 	for _, s := range segs {
@@ -279,10 +283,25 @@ func (m *Model) visible(n, rows int) (start, end int) {
 	return max(0, end-rows), end
 }
 
-func describe(s engine.Segment) string {
+func (m *Model) describe(s engine.Segment) string {
 	return "#" + strconv.Itoa(s.Index) + ": " + plural(s.Threads, "thread") + ", " +
 		plural(s.Partitions, "partition") + ", target " + format.Target(s.Target) +
-		" → " + format.SI(s.OpsPerSec) + " ops/s, p99 " + format.Latency(s.P99, s.HasLatency)
+		" → " + format.SI(s.OpsPerSec) + " " + m.rateUnit(99) + ", p99 " + format.Latency(s.P99, s.HasLatency)
+}
+
+// rateUnit is the unit of the segments' rate in w cells at most: ops/s,
+// or the workload's own (the time series' records/s, rec/s when narrow).
+func (m *Model) rateUnit(w int) string {
+	u := m.ctx.Info.RateUnit
+	if u == "" {
+		return "ops/s"
+	}
+	if common.Width(u) >= w {
+		if i := strings.Index(u, "/"); i > 3 {
+			return u[:3] + u[i:]
+		}
+	}
+	return u
 }
 
 func cell(c column, v string) string {
