@@ -7,8 +7,8 @@ const (
 	// exitFailure: the run's data or operations failed (a load with
 	// failed inserts, a run phase in which nothing succeeded or that
 	// holds an outage, a data-integrity failure, a workload's closing
-	// check), an agent unreachable or refusing the run, an output that
-	// could not be written.
+	// check, a failed verdict of benchtop verdict), an agent unreachable
+	// or refusing the run, an output that could not be written.
 	exitFailure = 1
 	// exitUsage: bad input, before anything touched the database; one
 	// line says which flag or key, which value, what is allowed.
