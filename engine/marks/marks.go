@@ -18,9 +18,12 @@
 //     says which row was faster and why it could not be judged.
 //   - Knee: the first qualified row whose p99 grew by 20 % or more, and
 //     faster than its rate, against the previous qualified row of another
-//     configuration (a mark changes nothing, so it cannot be a knee). Rows
-//     without latency (nothing succeeded) are skipped, never read as 0.
-//     KneeFrom is that previous row: the capacity a plan can rely on.
+//     configuration (a mark changes nothing, so it cannot be a knee), and
+//     stayed grown: no later qualified row's p99 is back under 1.2 times
+//     the previous row's (a p99 that comes back down was a hiccup of the
+//     machine). Rows without latency (nothing succeeded) are skipped,
+//     never read as 0. KneeFrom is that previous row: the capacity a plan
+//     can rely on.
 package marks
 
 import (
@@ -143,25 +146,41 @@ func Decide(rows []Row, unit, what string) Verdict {
 		v.Note = fmt.Sprintf("best undecided: %s %d was faster (%s %s) but %s", what, rows[faster].Index,
 			count(rows[faster].Rate), unit, v.Notes[faster])
 	}
-	prev := -1
+	var timed []int // the qualified rows with latency, in order
 	for _, i := range qualified {
-		r := rows[i]
-		if !r.HasLatency {
-			continue
+		if rows[i].HasLatency {
+			timed = append(timed, i)
 		}
-		if prev >= 0 && rows[prev].Config != r.Config {
-			p := rows[prev]
-			if p.P99 > 0 && p.Rate > 0 {
-				p99Ratio := float64(r.P99) / float64(p.P99)
-				if p99Ratio >= kneeGrowth && p99Ratio > r.Rate/p.Rate {
-					v.Knee, v.KneeFrom = i, prev
-					break
-				}
-			}
+	}
+	for k := 1; k < len(timed); k++ {
+		prev, i := timed[k-1], timed[k]
+		if isKnee(rows, prev, i, timed[k+1:]) {
+			v.Knee, v.KneeFrom = i, prev
+			break
 		}
-		prev = i
 	}
 	return v
+}
+
+// isKnee tells whether row i is a knee against row prev: another
+// configuration, p99 up by kneeGrowth or more and faster than the rate,
+// and the growth holds in every later row (later): a p99 that comes back
+// down was a hiccup of the machine, not the knee.
+func isKnee(rows []Row, prev, i int, later []int) bool {
+	p, r := rows[prev], rows[i]
+	if p.Config == r.Config || p.P99 <= 0 || p.Rate <= 0 {
+		return false
+	}
+	p99Ratio := float64(r.P99) / float64(p.P99)
+	if p99Ratio < kneeGrowth || p99Ratio <= r.Rate/p.Rate {
+		return false
+	}
+	for _, j := range later {
+		if float64(rows[j].P99) < kneeGrowth*float64(p.P99) {
+			return false
+		}
+	}
+	return true
 }
 
 func qualifiedText(n, of int) string {

@@ -61,7 +61,7 @@ func phaseFailure(r *engine.PhaseResult) (PhaseFailure, bool) {
 		}
 	case r.Phase == engine.PhaseRun && len(r.Outages) > 0:
 		o := r.Outages[0]
-		f.Reason = fmt.Sprintf("outage: no operation succeeded from %s to %s (%d intervals)", clock(o.Start), clock(o.End), o.Intervals)
+		f.Reason = fmt.Sprintf("outage: no operation succeeded from %s to %s (%d intervals)", clockTenths(o.Start), clockTenths(o.End), o.Intervals)
 		if n := len(r.Outages); n > 1 {
 			f.Reason += fmt.Sprintf(", and %d more", n-1)
 		}

@@ -40,7 +40,7 @@ func TestFailures(t *testing.T) {
 		{"nothing succeeded", []*engine.PhaseResult{phase(engine.PhaseRun, 0, 2000, "not_found")}, true,
 			[]string{"run phase: no operation succeeded; 2,000 of 2,000 operations failed (READ not_found 2,000)"}},
 		{"an outage", []*engine.PhaseResult{phase(engine.PhaseRun, 50000, 60000, "unavailable", outage)}, true,
-			[]string{"outage: no operation succeeded from 00:04 to 00:10 (6 intervals)", "READ unavailable 60,000"}},
+			[]string{"outage: no operation succeeded from 00:04.0 to 00:10.0 (6 intervals)", "READ unavailable 60,000"}},
 		{"duplicates at load", []*engine.PhaseResult{phase(engine.PhaseLoad, 0, 1000, "duplicate")}, true,
 			[]string{"load phase: 1,000 of 1,000 records failed to load (INSERT duplicate 1,000): the data set is incomplete (duplicate keys"}},
 		{"a load before a clean run", []*engine.PhaseResult{phase(engine.PhaseLoad, 990, 10, "error"), phase(engine.PhaseRun, 5000, 0, "")}, true,

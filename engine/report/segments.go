@@ -117,3 +117,10 @@ func clock(d time.Duration) string {
 	}
 	return fmt.Sprintf("%02d:%02d", s/60, s%60)
 }
+
+// clockTenths is clock with tenths of a second: an outage of a few
+// 250 ms intervals reads 00:02.0 to 00:03.0, not 00:02 to 00:02.
+func clockTenths(d time.Duration) string {
+	t := d.Round(100 * time.Millisecond)
+	return fmt.Sprintf("%s.%d", clock(t), int(t/(100*time.Millisecond))%10)
+}

@@ -211,6 +211,6 @@ func writeCutOff(w io.Writer, res *engine.PhaseResult) {
 // row in which no operation succeeded.
 func writeOutages(w io.Writer, res *engine.PhaseResult) {
 	for _, o := range res.Outages {
-		fmt.Fprintf(w, "# outage: no operation succeeded from %s to %s (%d intervals)\n", clock(o.Start), clock(o.End), o.Intervals)
+		fmt.Fprintf(w, "# outage: no operation succeeded from %s to %s (%d intervals)\n", clockTenths(o.Start), clockTenths(o.End), o.Intervals)
 	}
 }
