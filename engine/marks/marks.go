@@ -14,8 +14,9 @@
 //   - Marks need at least two qualified rows.
 //   - Best is the qualified row of the highest rate (successful
 //     operations, or rows consumed), unless another row, qualified or
-//     not, shows a higher rate: then best is undecided, and Verdict.Note
-//     says which row was faster and why it could not be judged.
+//     not, shows a higher rate over a steady interval at least: then best
+//     is undecided, and Verdict.Note says which row was faster and why it
+//     could not be judged.
 //   - Knee: the first qualified row whose p99 grew by 20 % or more, and
 //     faster than its rate, against the previous qualified row of another
 //     configuration (a mark changes nothing, so it cannot be a knee), and
@@ -136,7 +137,10 @@ func Decide(rows []Row, unit, what string) Verdict {
 	}
 	faster := -1
 	for i, r := range rows {
-		if i != best && r.Rate > rows[best].Rate && (faster < 0 || r.Rate > rows[faster].Rate) {
+		// A row of no steady interval has no steady rate to compare (its
+		// rate is its transition's: the instant before a sweep's first
+		// step): it cannot show a faster configuration.
+		if i != best && r.Intervals > 0 && r.Rate > rows[best].Rate && (faster < 0 || r.Rate > rows[faster].Rate) {
 			faster = i
 		}
 	}
