@@ -63,24 +63,36 @@ func (m *Model) helpLines(w int) []string {
 	return lines
 }
 
-// keyLines lays bindings out in lines of w cells, as many on each as fit,
-// in order.
+// keyLines lays bindings out in lines of w cells, in order: one line
+// where they all fit, else as many as they need, two split where their
+// lengths are closest.
 func (m *Model) keyLines(bindings []key.Binding, w int) []string {
 	m.help.Width = 0 // no cut: the lines are fitted here
+	width := func(bs []key.Binding) int { return 1 + lipgloss.Width(m.help.ShortHelpView(bs)) }
+	line := func(bs []key.Binding) string { return common.Fit(" "+m.help.ShortHelpView(bs), w) }
+	if width(bindings) <= w {
+		return []string{line(bindings)}
+	}
+	best, bestW := 0, w+1
+	for k := 1; k < len(bindings); k++ {
+		if lw := max(width(bindings[:k]), width(bindings[k:])); lw < bestW {
+			best, bestW = k, lw
+		}
+	}
+	if bestW <= w {
+		return []string{line(bindings[:best]), line(bindings[best:])}
+	}
 	var lines []string
 	var cur []key.Binding
 	for _, b := range bindings {
-		next := append(append([]key.Binding(nil), cur...), b)
-		if len(cur) > 0 && 1+lipgloss.Width(m.help.ShortHelpView(next)) > w {
-			lines = append(lines, common.Fit(" "+m.help.ShortHelpView(cur), w))
-			next = []key.Binding{b}
+		if next := append(append([]key.Binding(nil), cur...), b); len(cur) > 0 && width(next) > w {
+			lines = append(lines, line(cur))
+			cur = []key.Binding{b}
+		} else {
+			cur = next
 		}
-		cur = next
 	}
-	if len(cur) > 0 {
-		lines = append(lines, common.Fit(" "+m.help.ShortHelpView(cur), w))
-	}
-	return lines
+	return append(lines, line(cur))
 }
 
 // fullHelp is the body `?` shows: every key, then notes on the limits.
