@@ -31,6 +31,9 @@ type interval struct {
 	threads int   // threads in force
 	ops     int64 // operations completed in the interval (OK or failed)
 	errors  int64 // of which failed
+	// mean is the operations' mean service time (0: unknown): with the
+	// rate, how many threads were in an operation at a time (Little).
+	mean time.Duration
 	// procs is how many cores benchtop may use (GOMAXPROCS); 0 reads it.
 	procs int
 }
@@ -46,6 +49,9 @@ const (
 	// hostCPUFull is the host's busy share, all processes, from which its
 	// CPU is full: more client threads would only queue for the cores.
 	hostCPUFull = 90
+	// threadsBusy is the share of the threads in an operation at a time
+	// (rate × mean service time) from which the threads are the limit.
+	threadsBusy = 0.8
 	// stalledErrorShare is the share of failed operations from which the
 	// server is taken as erroring: more threads would not help.
 	stalledErrorShare = 0.01
@@ -82,10 +88,14 @@ func (b *bottleneck) check(iv interval) []string {
 }
 
 // advice is what may help a target that is not met, only where it can:
-// not more threads at the thread limit, while the server fails
-// operations or completes none (stalled), nor while the client's CPU is
-// full (then the client is the limit: more threads only queue for its
-// cores).
+// nothing at the thread limit, while the server fails operations or
+// completes none (stalled). With the client's CPU full (the host's, by
+// whoever, or benchtop's share of the cores it may use) the client is
+// the limit: more threads would only queue for its cores. Otherwise the
+// threads tell: when every thread is in an operation all the time (rate
+// × mean service time ≈ threads) more threads may raise the rate; when
+// they are not, they idle, and more would not help. An interval whose
+// service time is unknown goes by the CPU alone.
 func advice(iv interval) string {
 	switch {
 	case iv.threads >= MaxThreads:
@@ -96,6 +106,8 @@ func advice(iv interval) string {
 		return " (the server is failing operations)"
 	case cpuFull(iv):
 		return " (the client is the limit: its CPU is full)"
+	case iv.mean > 0 && iv.rate*iv.mean.Seconds() < threadsBusy*float64(iv.threads):
+		return "" // the threads idle: more would not help
 	}
 	return " (more threads?)"
 }
