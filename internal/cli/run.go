@@ -54,6 +54,7 @@ func localRun(st *State, o *options) int {
 		return st.fail(exitUsage, err)
 	}
 	defer sink.Close()
+	sink.Mask(adapters.SecretValues(o.Props))
 	if st.signalled() != nil {
 		return st.notStarted()
 	}
@@ -124,7 +125,7 @@ func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *o
 		Thresholds: o.Thresholds,                         // --threshold (thresholds.go)
 	}
 	if d, ok := db.(adapters.Describer); ok {
-		info.Target = d.Describe()
+		info.Target = adapters.MaskURL(d.Describe())
 	}
 	opts := engine.Options{Info: info}
 	p := &plan{exports: newExports(o), ycsb: ycsb, player: newPlayer(st, o)}
@@ -223,6 +224,11 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 	}
 	for _, path := range append(p.exports.Written(), ycsbPaths...) {
 		st.tell("wrote %s", path)
+	}
+	if c := results[len(results)-1].Closing; c != nil {
+		for _, n := range c.Notes { // what the closing check could not judge
+			st.tell("%s", n)
+		}
 	}
 	return runStatus(st, results, info, runErr)
 }
