@@ -156,8 +156,8 @@ func (sg *segments) fill(s *segmentAcc, end time.Time) {
 		s.Intervals = s.ticks - 1
 	}
 	s.Stalls = s.stalls
-	if s.ticks > 0 && !s.steady.Empty() {
-		figures, fdur = s.steady, end.Sub(s.steadyT).Seconds()
+	if d := end.Sub(s.steadyT).Seconds(); s.ticks > 0 && !s.steady.Empty() && d > 0 {
+		figures, fdur = s.steady, d
 	}
 	s.OpsPerSec, s.FailedPerSec, s.ErrorRate = 0, 0, 0
 	if fdur > 0 {

@@ -39,8 +39,13 @@ type Options struct {
 	// KeyPrefix isolates this run's keys from other data on a shared
 	// server; default: a random prefix per Run call.
 	KeyPrefix string
-	// FixedColumns: every record has every column (a SQL table), so the
-	// MissingColumns check does not apply.
+	// FixedColumns says the store's table has a fixed set of columns,
+	// field0 to field3 (a SQL or CQL table made with fieldcount=4), and
+	// that a read of all fields returns every one of them: the suite then
+	// writes every record with all four, and the round trip of every byte
+	// value, of a value of kilobytes and of an empty value goes through
+	// those columns instead of names of its own; the MissingColumns check
+	// (a record holding none of the columns read) does not apply.
 	FixedColumns bool
 }
 
@@ -55,9 +60,8 @@ func Run(t *testing.T, db adapters.DB, opts Options) {
 		table:     opts.Table,
 		prefix:    opts.KeyPrefix,
 		unordered: adapters.CapabilitiesOf(db).UnorderedScan,
+		fixed:     opts.FixedColumns,
 		keys:      map[string]struct{}{},
-
-		fixedColumns: opts.FixedColumns,
 	}
 	if s.table == "" {
 		s.table = "usertable"
@@ -87,8 +91,7 @@ type suite struct {
 	table     string
 	prefix    string
 	unordered bool
-	// fixedColumns: Options.FixedColumns.
-	fixedColumns bool
+	fixed     bool // Options.FixedColumns
 
 	mu   sync.Mutex
 	keys map[string]struct{} // every key inserted, for cleanup

@@ -39,6 +39,9 @@ func (s *suite) testRoundTrip(t *testing.T) {
 		big[i] = byte(255 - i%256)
 	}
 	vals := map[string][]byte{"every": all, "big": big, "ff": {0xff, 0xff, 0x00, 0x00}}
+	if s.fixed {
+		vals = map[string][]byte{"field0": all, "field1": big, "field2": {0xff, 0xff, 0x00, 0x00}, "field3": {}}
+	}
 	if err := c.insertRaw(ctx, key, vals); err != nil {
 		t.Fatalf("Insert(%q): %v", key, err)
 	}
@@ -152,7 +155,7 @@ func (s *suite) testNotFound(t *testing.T) {
 // store of fixed columns they always exist: Options.FixedColumns). A
 // record holding some of them returns those.
 func (s *suite) testMissingColumns(t *testing.T) {
-	if s.fixedColumns {
+	if s.fixed {
 		t.Skip("fixed columns: every record has every column")
 	}
 	ctx := t.Context()

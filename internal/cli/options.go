@@ -32,6 +32,10 @@ type options struct {
 	// Notes are said on stderr before the run: what the command line was
 	// taken to mean where it was changed (a --step lengthened).
 	Notes []string
+	// --metrics, --metrics-push, ... (metricsflags.go)
+	Metrics metricsFlags
+	// Demo is the scenario of benchtop demo (demo.go), nil otherwise.
+	Demo *steps.Demo
 }
 
 // flagValues are what the flags gave before the properties are assembled
