@@ -68,10 +68,18 @@ type BatchInserter interface {
 	InsertBatch(ctx context.Context, table string, records []Record) error
 }
 
+// Partitioned is implemented by adapters whose store has partitions of its
+// own that benchtop does not change while a run goes on (a SQL table's hash
+// partitions): Partitions is how many, what the screen and the reports
+// show as the run's partitions. It is read after Preparer's Prepare.
+type Partitioned interface {
+	Partitions() int
+}
+
 // Repartitioner is implemented by adapters that can change their number of
 // partitions (shards) while the workload runs, losing no record.
 type Repartitioner interface {
-	Partitions() int
+	Partitioned
 	SetPartitions(ctx context.Context, n int) error
 }
 

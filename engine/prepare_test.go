@@ -51,3 +51,22 @@ func TestNewPreparesTheAdapter(t *testing.T) {
 		t.Errorf("%d operations reached an adapter that refused the run", db.total())
 	}
 }
+
+// partDB is a store with partitions of its own, fixed for the run.
+type partDB struct {
+	*prepDB
+	parts int
+}
+
+func (p partDB) Partitions() int { return p.parts }
+
+// A store's own partitions, known once Prepare has run, are the run's.
+func TestNewShowsTheStoresPartitions(t *testing.T) {
+	r, err := New(testConfig(t, "run", map[string]string{"partitions": "1"}), partDB{&prepDB{fakeDB: &fakeDB{}}, 6}, Options{Host: sharedHost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ctl.Partitions != 6 || r.info.CanRepartition {
+		t.Errorf("partitions %d, can repartition %v; want 6 and false", r.ctl.Partitions, r.info.CanRepartition)
+	}
+}

@@ -127,6 +127,14 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 			return nil, err
 		}
 	}
+	// A store's own partitions, fixed for the run (a table's), are the
+	// run's partitions as the screen and reports show them.
+	if _, ok := db.(adapters.Repartitioner); !ok && !r.info.CanRepartition {
+		if p, ok := db.(adapters.Partitioned); ok && p.Partitions() > 0 {
+			r.ctl.Partitions = p.Partitions()
+			r.wantParts = r.ctl.Partitions
+		}
+	}
 	if r.opts.StopGrace == 0 {
 		r.opts.StopGrace = 2 * time.Second
 	}
