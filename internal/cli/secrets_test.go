@@ -37,6 +37,7 @@ func secretCases(t *testing.T, dir, addr string) map[string][]map[string]string 
 	if err := os.WriteFile(creds, []byte("accessKey = AKIAFAKE\nsecretKey = "+fakeSecret+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	host, port, _ := net.SplitHostPort(addr)
 	return map[string][]map[string]string{
 		"memory": {{"memory.password": fakeSecret}},
 		"null":   {{"null.secretKey": fakeSecret}},
@@ -66,6 +67,11 @@ func secretCases(t *testing.T, dir, addr string) map[string][]map[string]string 
 		},
 		"kafka": {{"workload": "stream", "kafka.brokers": addr, "kafka.sasl.password": fakeSecret}},
 		"hbase": {{"columnfamily": "family", "hbase.thrift.addr": addr, "hbase.password": fakeSecret}},
+		"cassandra": {
+			{"hosts": host, "port": port, "cassandra.username": "u", "cassandra.password": fakeSecret, "cassandra.connecttimeoutmillis": "500"},
+			{"hosts": host, "port": port, "cassandra.password": fakeSecret}, // refused: no user name
+			{"hosts": host, "port": port, "cassandra.username": "u", "cassandra.password": fakeSecret, "cassandra.readconsistencylevel": "MOST"},
+		},
 	}
 }
 
