@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Starts or stops Apache Cassandra 5.0.6, one node, for benchtop's cassandra
-# adapter tests: 127.0.0.1 only, a small heap, PasswordAuthenticator on (the
-# default superuser cassandra/cassandra, so that a wrong password is refused
-# as on a real cluster), its data in the state folder.
+# adapter tests: 127.0.0.1 only, a small heap, PasswordAuthenticator on
+# (a role benchtop with a password of its own, made by .ci/servers/cqlrole
+# through the default superuser, so that a wrong password is refused as on a
+# real cluster), its data in the state folder.
 #
 #   bash .ci/servers/cassandra.sh start   # fetch the jars once, start, print export lines
 #   bash .ci/servers/cassandra.sh stop    # stop it and remove its folder
@@ -19,7 +20,9 @@
 #                               ${TMPDIR:-/tmp}/benchtop-cassandra-PORT is keyed by it
 #   BENCHTOP_CASSANDRA_STORAGE  internode (storage) port, bound on 127.0.0.1 although
 #                               nothing else joins (default: the native port + 28)
-#   BENCHTOP_CASSANDRA_HEAP     -Xmx and -Xms (default 512m: ~0.9 GB RSS under load)
+#   BENCHTOP_CASSANDRA_HEAP     -Xmx and -Xms (default 512m: ~1 GB RSS under load)
+#   BENCHTOP_CASSANDRA_PASSWORD the benchtop role's password (default: a random one,
+#                               kept in the state folder)
 #   BENCHTOP_CACHE              where the jars and the Maven repository are kept
 #                               (default $HOME/.cache/benchtop)
 #
@@ -47,6 +50,8 @@ CACHE=${BENCHTOP_CACHE:-$HOME/.cache/benchtop}
 HOME_DIR=$CACHE/cassandra-$VERSION
 RUN_DIR=$(srv_state_dir "$PORT")
 PID_FILE=$RUN_DIR/cassandra.pid
+PASS_FILE=$RUN_DIR/password
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LOG_FILE=$RUN_DIR/cassandra.log
 CONF=$RUN_DIR/cassandra.yaml
 MARKS=(org.apache.cassandra.service.CassandraDaemon "-Dcassandra.config=file://$CONF")
@@ -158,8 +163,8 @@ print_env() {
 	echo "# Apache Cassandra $VERSION (one node, heap $HEAP) on $SRV_HOST:$PORT (CQL), storage port $STORAGE, state $RUN_DIR, log $LOG_FILE"
 	echo "export BENCHTOP_CASSANDRA_HOSTS=$SRV_HOST"
 	echo "export BENCHTOP_CASSANDRA_PORT=$PORT"
-	echo "export BENCHTOP_CASSANDRA_USERNAME=cassandra"
-	echo "export BENCHTOP_CASSANDRA_PASSWORD=cassandra"
+	echo "export BENCHTOP_CASSANDRA_USERNAME=benchtop"
+	echo "export BENCHTOP_CASSANDRA_PASSWORD='$(cat "$PASS_FILE")'"
 	echo "export BENCHTOP_CASSANDRA_PID_FILE=$PID_FILE"
 }
 
@@ -187,6 +192,13 @@ start() {
 	mapfile -t cmd < <(java_cmd)
 	srv_launch "$PID_FILE" "$LOG_FILE" "${cmd[@]}"
 	srv_wait_up "$SRV_PID" "$LOG_FILE" 180 "Cassandra $VERSION on $SRV_HOST:$PORT" ready
+	local pw=${BENCHTOP_CASSANDRA_PASSWORD:-ci-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')}
+	echo "$pw" >"$PASS_FILE"
+	chmod 600 "$PASS_FILE"
+	if ! (cd "$ROOT" && go run ./.ci/servers/cqlrole -addr "$SRV_HOST:$PORT" -role benchtop <"$PASS_FILE") >&2; then
+		tail -n 20 "$LOG_FILE" >&2
+		die "could not create the benchtop role on $SRV_HOST:$PORT"
+	fi
 	print_env
 }
 

@@ -144,7 +144,7 @@ func ReadConfig(props adapters.Properties) (Config, error) {
 		return c, &adapters.ConfigError{Key: PropKeyspace, Value: c.Keyspace, Allowed: "a plain CQL name in lower case (a-z, 0-9 and _, first a letter, at most 48)"}
 	case !identifier.MatchString(c.Table):
 		return c, &adapters.ConfigError{Key: "table", Value: c.Table, Allowed: "a plain CQL name in lower case (a-z, 0-9 and _, first a letter, at most 48)"}
-	case !identifier.MatchString(c.FieldPrefix+"0") || c.FieldPrefix+"0" == KeyColumn:
+	case !identifier.MatchString(c.FieldPrefix + "0"):
 		return c, &adapters.ConfigError{Key: "fieldnameprefix", Value: c.FieldPrefix, Allowed: "a prefix that makes plain CQL column names in lower case (a-z, 0-9 and _)"}
 	}
 	return c, nil
