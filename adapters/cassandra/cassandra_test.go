@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -154,40 +155,85 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// recConn records the deadlines set on it.
-type recConn struct {
-	net.Conn
-	writes, reads int
+// batchConn delivers every write whole and in order, from concurrent
+// writers, and a failed connection fails later writes.
+func TestBatchConn(t *testing.T) {
+	a, b := net.Pipe()
+	bc := newBatchConn(a, time.Second)
+	got := make(chan []byte, 1)
+	go func() {
+		all, _ := io.ReadAll(b)
+		got <- all
+	}()
+	const writers, each = 8, 200
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				msg := fmt.Sprintf("<%d:%03d>", w, i)
+				if n, err := bc.Write([]byte(msg)); err != nil || n != len(msg) {
+					t.Errorf("Write: %d, %v", n, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// Everything written reaches the peer before Close cuts it.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		bc.mu.Lock()
+		n := len(bc.pending)
+		bc.mu.Unlock()
+		if n == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	bc.Close()
+	all := string(<-got)
+	for w := range writers {
+		last := -1
+		for i := range each {
+			msg := fmt.Sprintf("<%d:%03d>", w, i)
+			at := strings.Index(all, msg)
+			if at < 0 {
+				t.Fatalf("writer %d's message %d is missing (%d bytes arrived)", w, i, len(all))
+			}
+			if at < last {
+				t.Fatalf("writer %d's message %d arrived before its message %d", w, i, i-1)
+			}
+			last = at
+		}
+	}
+	if len(all) != writers*each*len("<0:000>") {
+		t.Errorf("%d bytes arrived, want %d", len(all), writers*each*len("<0:000>"))
+	}
+	if _, err := bc.Write([]byte("late")); err == nil {
+		t.Error("a write after Close worked")
+	}
 }
 
-func (r *recConn) SetWriteDeadline(time.Time) error { r.writes++; return nil }
-func (r *recConn) SetReadDeadline(time.Time) error  { r.reads++; return nil }
-
-// quietConn applies no read deadline and a write deadline only when the
-// one applied is less than half the timeout away.
-func TestQuietConnDeadlines(t *testing.T) {
-	rec := &recConn{}
-	q := &quietConn{Conn: rec, timeout: time.Hour}
-	for range 1000 {
-		_ = q.SetReadDeadline(time.Now().Add(time.Second))
-		_ = q.SetReadDeadline(time.Time{})
-		_ = q.SetWriteDeadline(time.Now().Add(time.Second))
-	}
-	if rec.reads != 0 || rec.writes != 1 {
-		t.Errorf("%d read and %d write deadlines applied, want 0 and 1", rec.reads, rec.writes)
-	}
-	q.until.Store(time.Now().Add(10 * time.Minute).UnixNano()) // less than half an hour left
-	_ = q.SetWriteDeadline(time.Time{})
-	if rec.writes != 2 {
-		t.Errorf("a write deadline near its end was not moved: %d applied", rec.writes)
-	}
-	if left := time.Until(time.Unix(0, q.until.Load())); left < 59*time.Minute {
-		t.Errorf("the new write deadline is %v away, want an hour", left)
+func TestBatchConnWriteFails(t *testing.T) {
+	a, b := net.Pipe()
+	b.Close()
+	bc := newBatchConn(a, time.Second)
+	defer bc.Close()
+	_, _ = bc.Write([]byte("x")) // queued; the writer finds the peer gone
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := bc.Write([]byte("y")); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("writes still succeed 5 s after the peer closed")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// A peer that stops reading fails a write within the timeout.
-func TestQuietConnWriteTimesOut(t *testing.T) {
+// A peer that stops reading fails the writes within the timeout.
+func TestBatchConnWriteTimesOut(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -200,18 +246,20 @@ func TestQuietConnWriteTimesOut(t *testing.T) {
 			time.Sleep(10 * time.Second) // never reads
 		}
 	}()
-	d := &quietDialer{timeout: 300 * time.Millisecond}
+	d := &batchDialer{timeout: 300 * time.Millisecond}
 	c, err := d.DialContext(context.Background(), "tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	buf := make([]byte, 1<<20)
-	for range 200 {
+	deadline := time.Now().Add(8 * time.Second)
+	for time.Now().Before(deadline) {
 		_ = c.SetWriteDeadline(time.Now().Add(time.Minute)) // as gocql does
 		if _, err = c.Write(buf); err != nil {
 			break
 		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() {

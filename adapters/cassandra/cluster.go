@@ -32,13 +32,10 @@ func (db *DB) cluster(keyspace string) (*gocql.ClusterConfig, error) {
 	// rest of the schema (every table and column of the cluster) is not
 	// read.
 	cl.Metadata.CacheMode = gocql.KeyspaceOnly
-	// A request is written at once, as the Java driver writes it: gocql's
-	// default holds writes up to 200 µs to send several in one system
-	// call, which at one thread cut the rate by 3-4x and doubled the
-	// client's CPU per operation here. Its per-request deadlines are
-	// thinned out (quietconn.go).
+	// A request is written at once, with those that gathered while the
+	// previous write ran (batchconn.go), not after gocql's fixed delay.
 	cl.WriteCoalesceWaitTime = 0
-	cl.Dialer = &quietDialer{d: net.Dialer{Timeout: c.ConnectTimeout}, timeout: c.ReadTimeout}
+	cl.Dialer = &batchDialer{d: net.Dialer{Timeout: c.ConnectTimeout}, timeout: c.ReadTimeout}
 	// Protocol v4, what YCSB's Java driver 3.x speaks to Cassandra 3 to 5
 	// and what ScyllaDB speaks: v5's checksummed segments cost the client
 	// a fifth more CPU per operation here, and nothing is asked of v5.
