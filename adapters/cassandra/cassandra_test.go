@@ -2,9 +2,15 @@ package cassandra
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"strings"
 	"sync"
@@ -264,5 +270,27 @@ func TestBatchConnWriteTimesOut(t *testing.T) {
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() {
 		t.Errorf("writes to a peer that does not read: %v, want a timeout", err)
+	}
+}
+
+// cassandra.useSSL checks the node's certificate chain against the
+// system's roots: a self-signed certificate is refused, saying so.
+func TestTLSRefusesAnUntrustedChain(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "node"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = tlsConfig().VerifyPeerCertificate([][]byte{der}, nil)
+	if err == nil || !strings.Contains(err.Error(), "not trusted") {
+		t.Errorf("a self-signed certificate: %v, want it refused as not trusted", err)
+	}
+	if err := tlsConfig().VerifyPeerCertificate(nil, nil); err == nil {
+		t.Error("no certificate at all was taken")
 	}
 }

@@ -153,6 +153,9 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst 
 	}
 	sc := getScratch()
 	defer putScratch(sc)
+	if len(fields) == 0 {
+		fields = nil // none named: all, as YCSB's null
+	}
 	stmt := db.stmts.readAll
 	if fields != nil {
 		if err := db.fieldColumns(sc, fields); err != nil {
@@ -236,6 +239,9 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, count int, field
 	}
 	sc := getScratch()
 	defer putScratch(sc)
+	if len(fields) == 0 {
+		fields = nil
+	}
 	stmt := db.stmts.scanAll
 	if fields != nil {
 		if err := db.fieldColumns(sc, fields); err != nil {
