@@ -12,6 +12,8 @@
 //     parsed there and handed to run.go or fleet.go.
 //   - state.go: State; signals.go: SIGINT and SIGTERM as the run's
 //     lifecycle; exit.go: the exit statuses; errors.go: usage errors.
+//   - files.go: every file a run reads and writes, checked together
+//     before the database (internal/output's Guard).
 //   - parse.go: a run's command line (command, database, flags) into
 //     options (options.go), in one pass over the flags of flags.go; the
 //     coordinator's flags are in fleetflags.go, the live screen's in

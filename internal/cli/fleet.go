@@ -34,7 +34,8 @@ func fleetRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
-	if err := o.Exports.Check(); err != nil {
+	guard, _, err := checkRunFiles(st, o, nil) // files.go
+	if err != nil {
 		return st.fail(exitUsage, err)
 	}
 	token, err := fleet.LoadToken(o.Fleet.TokenFile)
@@ -53,6 +54,7 @@ func fleetRun(st *State, o *options) int {
 	cc := fleet.CoordConfig{Config: cfg, Props: o.Props, Label: o.Workload, Token: token, Agents: eps, Log: logw,
 		Meta: engine.CollectMeta(maskArgs(o.Args))}
 	ex := newExports(o)
+	ex.SetStdout(st.Stdout, guard)
 	player := newPlayer(st, o)
 	defer player.Close()
 	runHooks(st, o, player, ex, nil).coordinator(&cc)
@@ -84,7 +86,7 @@ func fleetRun(st *State, o *options) int {
 		st.tell("%s", adapters.MaskSecretsIn(output.OneLine(runErr), o.Props))
 	}
 	player.Close()
-	return finishFleet(st, o, c, ex, player.Failures(), results, runErr, len(eps))
+	return finishFleet(st, o, c, ex, reportWriter(st, guard), player.Failures(), results, runErr, len(eps))
 }
 
 // runCoordinator runs the fleet to its end, headless or under the live
@@ -108,19 +110,19 @@ func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Expo
 // and returns the exit status: the signal's, exitIncomplete when an agent
 // was lost, exitFailure on an error, an agent's problem, a failed stream
 // verdict or an integrity mismatch.
-func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, failed []steps.Failure, results []*engine.PhaseResult,
-	runErr error, agents int) int {
+func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, out io.Writer, failed []steps.Failure,
+	results []*engine.PhaseResult, runErr error, agents int) int {
 	if st.Interactive {
 		for _, f := range failed {
 			st.tell("step failed: %s", f)
 		}
 	}
 	info := c.Info()
-	report.WriteText(st.Stdout, results, info)
-	output.WriteFleetText(st.Stdout, c)
-	output.WriteFleetStream(st.Stdout, c)
-	output.WriteFailedSteps(st.Stdout, failed)
-	o.Baseline.WriteComment(st.Stdout, results, info) // --baseline
+	report.WriteText(out, results, info)
+	output.WriteFleetText(out, c)
+	output.WriteFleetStream(out, c)
+	output.WriteFailedSteps(out, failed)
+	o.Baseline.WriteComment(out, results, info) // --baseline
 	doc := output.NewSummary(results, info, o.Baseline)
 	doc.FleetMembers = output.FleetOf(c)
 	if err := ex.Finish(results, info, doc); err != nil {

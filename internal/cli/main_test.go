@@ -37,7 +37,9 @@ func TestMain(m *testing.M) {
 	}
 	// The tests send no real signals to themselves: ^C must stop go test.
 	signal.Reset(syscall.SIGINT, syscall.SIGTERM)
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuilt() // files_test.go
+	os.Exit(code)
 }
 
 // A signal while the program starts (before Main) is caught: the process

@@ -22,10 +22,11 @@ type plan struct {
 	runner  *engine.Runner
 	player  *steps.Player
 	exports *output.Exports
-	ycsb    *output.YCSB // exporter, exportfile, HDR files
-	viewers *viewers     // [screen] the snapshot fan-out and SSH viewers
-	note    string       // [screen] who may watch
-	sink    *liblog.Sink // [screen] library logging, never to the terminal
+	ycsb    *output.YCSB  // exporter, exportfile, HDR files
+	viewers *viewers      // [screen] the snapshot fan-out and SSH viewers
+	note    string        // [screen] who may watch
+	sink    *liblog.Sink  // [screen] library logging, never to the terminal
+	guard   *output.Guard // the files read and written (files.go)
 }
 
 // localRun validates the configuration, opens the adapter, builds and
@@ -39,12 +40,10 @@ func localRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
-	// The exports' paths are checked before the database, so that a bad
-	// path fails fast; the files are created when the run starts.
-	if err := o.Exports.Check(); err != nil {
-		return st.fail(exitUsage, err)
-	}
-	ycsb, err := output.NewYCSB(cfg) // exporter, exportfile, HDR files
+	// Every output is checked before the database, against the inputs
+	// and the other outputs, so that a bad path fails fast (files.go);
+	// the files are created when the run starts.
+	guard, ycsb, err := checkRunFiles(st, o, cfg) // exports, --log, exportfile, HDR files
 	if err != nil {
 		return st.fail(exitUsage, err)
 	}
@@ -67,7 +66,8 @@ func localRun(st *State, o *options) int {
 		return code
 	}
 	defer p.player.Close()
-	p.sink = sink
+	p.sink, p.guard = sink, guard
+	p.exports.SetStdout(st.Stdout, guard)
 	if st.Interactive || o.Screen.ServeSSH != "" {
 		// [screen] The snapshots fan out to the screen and, with
 		// --serve-ssh, to SSH viewers.
@@ -208,16 +208,21 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 		return exitOK
 	}
 	info := p.runner.Info()
-	ycsbPaths, err := p.ycsb.Write(st.Stdout, results, info) // the report, through YCSB's exporter
+	out := reportWriter(st, p.guard)                   // files.go
+	ycsbPaths, err := p.ycsb.Write(out, results, info) // the report, through YCSB's exporter
 	if err != nil {
 		st.tell("%v", err)
 		runErr = err
 	}
-	output.WriteFailedSteps(st.Stdout, failed)
+	output.WriteFailedSteps(out, failed)
 	base := p.exports.Baseline()
-	base.WriteComment(st.Stdout, results, info) // --baseline
+	base.WriteComment(out, results, info) // --baseline
 	doc := output.NewSummary(results, info, base).WithFailedSteps(failed)
 	if err := p.exports.Finish(results, info, doc); err != nil {
+		st.tell("%v", err)
+		runErr = err
+	}
+	if err := p.sink.Err(); err != nil { // --log on a full disk
 		st.tell("%v", err)
 		runErr = err
 	}

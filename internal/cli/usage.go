@@ -15,7 +15,7 @@ const usageFlags = `YCSB flags (as ./bin/ycsb takes them):
 
 benchtop flags (also with --):
   --headless         plain output even on a terminal
-  --json FILE        JSON summary (segments, operations, phases)
+  --json FILE        JSON summary (segments, operations, phases); - is standard output
   --timeseries FILE  CSV, one row per interval
   --hdr-log FILE     HdrHistogram interval log
   --html FILE        the report to hand over: one self-contained HTML page
