@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 
 	"benchtop/themes"
@@ -46,6 +47,10 @@ func (m *Model) helpLine(w int) string {
 	if m.opts.Remote && !m.opts.ReadOnly {
 		bindings[len(bindings)-1].SetHelp("q", "leave")
 	}
+	if m.opts.Attached {
+		// First: detaching is what an attached terminal does last.
+		bindings = append([]key.Binding{km.Detach}, bindings...)
+	}
 	line := common.Fit(" "+m.help.ShortHelpView(bindings), w)
 	if m.prompt.IsOpen() {
 		m.prompt.SetSize(w, 1)
@@ -63,7 +68,11 @@ func (m *Model) fullHelp(w, h int) string {
 	hm.FullSeparator = "    "
 	var lines []string
 	lines = append(lines, "")
-	for _, l := range strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n") {
+	full := m.keys.FullHelp()
+	if m.opts.Attached {
+		full[len(full)-1] = append(full[len(full)-1], m.keys.Detach)
+	}
+	for _, l := range strings.Split(hm.FullHelpView(full), "\n") {
 		lines = append(lines, " "+l)
 	}
 	notes := []string{

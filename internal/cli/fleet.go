@@ -73,6 +73,8 @@ func fleetRun(st *State, o *options) int {
 		return exitFailure
 	}
 	st.onSignal(c.Interrupt)
+	lt := newHangup(st, nil, output.ReportPath(o.Exports, "", time.Now()), st.Interactive) // the run goes on (hangup.go)
+	st.onHangup(lt.lose)
 	player.Bind(c)
 	// The coordinator's clock starts with Run: the exports start now.
 	if err := ex.Start(time.Now()); err != nil {
@@ -81,19 +83,22 @@ func fleetRun(st *State, o *options) int {
 	if !st.Interactive {
 		st.tell("%d agents ready: %s", len(eps), agentNames(c))
 	}
-	results, runErr := runCoordinator(st, c, o, ex)
+	results, runErr := runCoordinator(st, c, o, ex, lt)
 	if runErr != nil {
 		st.tell("%s", adapters.MaskSecretsIn(output.OneLine(runErr), o.Props))
 	}
 	player.Close()
-	return finishFleet(st, o, c, ex, reportWriter(st, guard), player.Failures(), results, runErr, len(eps))
+	lt.ending(st)
+	code := finishFleet(st, o, c, ex, reportTo{guard, lt.report}, player.Failures(), results, runErr, len(eps))
+	lt.end(code)
+	return code
 }
 
 // runCoordinator runs the fleet to its end, headless or under the live
 // screen.
-func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Exports) ([]*engine.PhaseResult, error) {
+func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Exports, lt *hangup) ([]*engine.PhaseResult, error) {
 	if st.Interactive {
-		return coordinatorScreen(st.ctx(), c, o, ex)
+		return coordinatorScreen(st.ctx(), c, o, ex, lt)
 	}
 	drained := make(chan struct{})
 	go func() {
@@ -110,27 +115,35 @@ func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Expo
 // and returns the exit status: the signal's, exitIncomplete when an agent
 // was lost, exitFailure on an error, an agent's problem, a failed stream
 // verdict or an integrity mismatch.
-func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, out io.Writer, failed []steps.Failure,
-	results []*engine.PhaseResult, runErr error, agents int) int {
+func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, rt reportTo, failed []steps.Failure, results []*engine.PhaseResult,
+	runErr error, agents int) int {
 	if st.Interactive {
 		for _, f := range failed {
 			st.tell("step failed: %s", f)
 		}
 	}
 	info := c.Info()
+	out, reportFile, reportDone := reportOut(st, rt.guard, rt.path) // hangup.go
 	report.WriteText(out, results, info)
 	output.WriteFleetText(out, c)
 	output.WriteFleetStream(out, c)
 	output.WriteFailedSteps(out, failed)
 	o.Baseline.WriteComment(out, results, info) // --baseline
+	if err := reportDone(); err != nil {
+		st.tell("%v", err)
+		runErr, reportFile = err, ""
+	}
 	doc := output.NewSummary(results, info, o.Baseline)
+	doc.ReportFile = reportFile
 	doc.FleetMembers = output.FleetOf(c)
 	if err := ex.Finish(results, info, doc); err != nil {
 		st.tell("%v", err)
 		runErr = err
 	}
-	for _, p := range ex.Written() {
-		st.tell("wrote %s", p)
+	for _, p := range append(ex.Written(), reportFile) {
+		if p != "" {
+			st.tell("wrote %s", p)
+		}
 	}
 	if code := st.signalStatus(); code != 0 {
 		return code

@@ -12,6 +12,7 @@ import (
 	"benchtop/engine/steps"
 	"benchtop/internal/output"
 	"benchtop/liblog"
+	"benchtop/tui/attach"
 )
 
 // openTimeout bounds an adapter's connect.
@@ -27,6 +28,7 @@ type plan struct {
 	note    string        // [screen] who may watch
 	sink    *liblog.Sink  // [screen] library logging, never to the terminal
 	guard   *output.Guard // the files read and written (files.go)
+	hangup  *hangup       // a lost terminal, the attach socket (hangup.go)
 }
 
 // localRun validates the configuration, opens the adapter, builds and
@@ -68,6 +70,7 @@ func localRun(st *State, o *options) int {
 	defer p.player.Close()
 	p.sink, p.guard = sink, guard
 	p.exports.SetStdout(st.Stdout, guard)
+	p.hangup = newHangup(st, sink, output.ReportPath(o.Exports, cfg.Output.ExportFile, p.runner.Info().Start), st.Interactive)
 	if st.Interactive || o.Screen.ServeSSH != "" {
 		// [screen] The snapshots fan out to the screen and, with
 		// --serve-ssh, to SSH viewers.
@@ -80,7 +83,14 @@ func localRun(st *State, o *options) int {
 		}
 	}
 	defer p.viewers.close()
+	if st.Interactive {
+		var srv *attach.Server
+		srv, p.note = startAttach(o, attach.Options{Info: p.runner.Info(), Control: p.runner, Snapshots: p.viewers.b,
+			SaveReport: func() (string, error) { return output.SaveRun(p.runner, p.exports) }, Interval: p.runner.Interval()}, p.note)
+		p.hangup.listen(srv) // [screen] benchtop attach
+	}
 	st.onSignal(p.runner.Interrupt)
+	st.onHangup(p.hangup.lose) // the run goes on (hangup.go)
 	if st.signalled() != nil {
 		return st.notStarted()
 	}
@@ -88,7 +98,9 @@ func localRun(st *State, o *options) int {
 		return st.fail(exitFailure, err)
 	}
 	results, runErr := execute(st, p, o)
-	return finishRun(st, p, results, runErr)
+	code = finishRun(st, p, results, runErr)
+	p.hangup.end(code) // attached screens get the status and the last lines
+	return code
 }
 
 // openAdapter connects to the database; a signal cancels the connect.
@@ -164,7 +176,7 @@ func checkRepartition(o *options, info engine.Info) error {
 // execute runs to the end, headless or under the live screen.
 func execute(st *State, p *plan, o *options) ([]*engine.PhaseResult, error) {
 	if st.Interactive {
-		res, err := runScreen(st.ctx(), p.runner, o, p.exports, p.viewers, p.note, p.sink)
+		res, err := runScreen(st.ctx(), p, o)
 		libLogNote(p.sink, st.Stderr) // [screen]
 		return res, err
 	}
@@ -196,6 +208,7 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 	if runErr != nil {
 		st.tell("%s", output.OneLine(runErr))
 	}
+	p.hangup.ending(st) // the lines from here on reach the attached screens
 	if len(results) == 0 {
 		// Nothing ran: nothing to report, no export files.
 		p.exports.Discard()
@@ -208,8 +221,8 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 		return exitOK
 	}
 	info := p.runner.Info()
-	out := reportWriter(st, p.guard)                   // files.go
-	ycsbPaths, err := p.ycsb.Write(out, results, info) // the report, through YCSB's exporter
+	out, reportFile, reportDone := reportOut(st, p.guard, p.hangup.report) // hangup.go
+	ycsbPaths, err := p.ycsb.Write(out, results, info)                     // the report, through YCSB's exporter
 	if err != nil {
 		st.tell("%v", err)
 		runErr = err
@@ -217,7 +230,14 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 	output.WriteFailedSteps(out, failed)
 	base := p.exports.Baseline()
 	base.WriteComment(out, results, info) // --baseline
+	if err := reportDone(); err != nil {
+		st.tell("%v", err)
+		runErr, reportFile = err, ""
+	} else if reportFile != "" {
+		ycsbPaths = append(ycsbPaths, reportFile)
+	}
 	doc := output.NewSummary(results, info, base).WithFailedSteps(failed)
+	doc.ReportFile = reportFile
 	if err := p.exports.Finish(results, info, doc); err != nil {
 		st.tell("%v", err)
 		runErr = err

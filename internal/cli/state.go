@@ -31,14 +31,21 @@ type State struct {
 	Interactive bool
 
 	signals *interrupts
+	// stderr is Stderr, which a lost terminal (hangup.go) points
+	// elsewhere; stdoutTTY and stderrTTY say which streams a hangup
+	// takes away.
+	stderr               *lockedWriter
+	stdoutTTY, stderrTTY bool
 }
 
 // newState starts watching sigs (nil: none) at once, before any file is
 // read: a signal from then on interrupts whatever stage the command is
 // in.
 func newState(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) *State {
-	return &State{Args: args, Stdin: stdin, Stdout: stdout, Stderr: &lockedWriter{w: stderr},
-		Terminal: isTerminal(stdin) && isTerminal(stdout), signals: watchSignals(sigs)}
+	lw := &lockedWriter{w: stderr}
+	return &State{Args: args, Stdin: stdin, Stdout: stdout, Stderr: lw, stderr: lw,
+		Terminal: isTerminal(stdin) && isTerminal(stdout), stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr),
+		signals: watchSignals(sigs)}
 }
 
 func isTerminal(stream any) bool {
@@ -77,6 +84,14 @@ func (st *State) signalName() string { return st.signals.name() }
 // for SIGTERM), or 0 when none came.
 func (st *State) signalStatus() int { return st.signals.exitCode() }
 
+// onHangup sets what a hangup (SIGHUP) does from now on; if one came
+// already, f runs at once. Until a command sets it, a hangup is only
+// remembered.
+func (st *State) onHangup(f func()) { st.signals.onHangup(f) }
+
+// hungUp tells whether the terminal was lost (SIGHUP).
+func (st *State) hungUp() bool { return st.signals.hungUp() }
+
 // notStarted tells a signal that came before the run started and returns
 // its exit status.
 func (st *State) notStarted() int {
@@ -84,14 +99,32 @@ func (st *State) notStarted() int {
 	return st.signalStatus()
 }
 
-// lockedWriter serialises writes.
+// lockedWriter serialises writes; also, when set, gets a copy.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu   sync.Mutex
+	w    io.Writer
+	also io.Writer
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.also != nil {
+		l.also.Write(p)
+	}
 	return l.w.Write(p)
+}
+
+// set points the writer at w from now on.
+func (l *lockedWriter) set(w io.Writer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w = w
+}
+
+// copyTo sends a copy of every write to w from now on (nil: none).
+func (l *lockedWriter) copyTo(w io.Writer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.also = w
 }

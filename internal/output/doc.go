@@ -32,5 +32,6 @@
 //     "# baseline:" line.
 //   - read.go: ReadRun, a run's exports read back for benchtop report.
 //   - save.go: the s key's report so far, saved into the current folder.
+//   - reportfile.go: the text report of a run whose terminal was lost.
 //   - errors.go: OneLine and PathCause, how every message reads an error.
 package output
