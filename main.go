@@ -26,6 +26,7 @@ import (
 	_ "benchtop/adapters/nats"
 	_ "benchtop/adapters/null"
 	_ "benchtop/adapters/redis"
+	_ "benchtop/adapters/sim"
 	_ "benchtop/engine/core"
 	_ "benchtop/engine/stream"
 	_ "benchtop/engine/timeseries"
