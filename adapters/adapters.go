@@ -168,12 +168,19 @@ func Kind(err error) string {
 // main prints it as one line and exits with status 2.
 type ConfigError struct {
 	Key     string // property or flag name
-	Value   string // the value given (never a secret)
+	Value   string // the value given; Shown masks it for a secret key
 	Allowed string // what is allowed
 }
 
 func (e *ConfigError) Error() string {
-	return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", e.Key, e.Value, e.Allowed)
+	return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", e.Key, e.Shown(), e.Allowed)
+}
+
+// Shown is the value as messages may quote it: "****" for a key that
+// names a secret (IsSecretKey), the address masked for an address key
+// (MaskURL), else the value.
+func (e *ConfigError) Shown() string {
+	return maskProperty(e.Key, e.Value)
 }
 
 // Properties are the run's properties (YCSB names), read-only for adapters.

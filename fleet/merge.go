@@ -122,6 +122,7 @@ func (m *merger) phaseAt(p engine.Phase, start time.Time) *phaseMerge {
 	pm.asm = engine.NewAssembler(engine.AssemblerConfig{
 		Phase: p, OpNames: names, OpsTotal: total, RunStart: m.runStart, PhaseStart: start,
 		MaxExecutionTime: cfg.MaxExecutionTime, Measurement: cfg.MeasurementIntvl, Percentiles: cfg.Percentiles,
+		Granularity: granularity(cfg),
 	}, ctl, string(p)+" phase")
 	pm.asm.Event(engine.Event{At: start.Sub(m.runStart), Kind: "phase", To: string(p), Text: string(p) + " phase"})
 	m.phases[p] = pm

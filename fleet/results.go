@@ -64,7 +64,9 @@ func (m *merger) results() []*engine.PhaseResult {
 		if rt == 0 {
 			rt = pm.final.Time.Sub(pm.start)
 		}
-		out = append(out, pm.asm.Result(pm.final, rt, pm.start, interrupted))
+		res := pm.asm.Result(pm.final, rt, pm.start, interrupted)
+		res.Output = m.c.cfg.Config.Output // measurementtype, ... as one process reports
+		out = append(out, res)
 	}
 	if n := len(out); n > 0 {
 		out[n-1].Closing = m.closing()
@@ -90,6 +92,7 @@ func (m *merger) soFar() []*engine.PhaseResult {
 		}
 		res := pm.asm.Result(last, last.Time.Sub(pm.start), pm.start, false)
 		res.Set = pm.asm.Cumulative().Clone()
+		res.Output = m.c.cfg.Config.Output
 		out = append(out, res)
 	}
 	return out
@@ -117,4 +120,13 @@ func (m *merger) closing() *workload.Final {
 	}
 	f := stream.FinalOf(stream.SumSummaries(parts))
 	return &f
+}
+
+// granularity is the timeseries measurement type's unit for the merged
+// run's Assembler, as a process's own (0 for the other types).
+func granularity(cfg *engine.Config) time.Duration {
+	if cfg.Output.MeasurementType == "timeseries" {
+		return cfg.Output.Granularity
+	}
+	return 0
 }

@@ -24,14 +24,23 @@ import (
 
 // Sink is where library output goes: a file, or nowhere.
 type Sink struct {
-	mu    sync.Mutex
-	w     io.Writer
-	f     *os.File // the --log file, nil without one
-	lines int
+	mu      sync.Mutex
+	w       io.Writer
+	f       *os.File // the --log file, nil without one
+	lines   int
+	secrets []string // replaced by **** in every line (Mask)
 	// lost counts the lines the file did not take (a full disk), err
 	// is the first error.
 	lost int
 	err  error
+}
+
+// Mask makes the sink replace each of secrets by **** in what it writes:
+// a library may quote a connection string or a credential.
+func (s *Sink) Mask(secrets []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.secrets = secrets
 }
 
 // Open routes the libraries' logging to path ("" discards it) and
@@ -59,7 +68,15 @@ func (s *Sink) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	n := strings.Count(string(p), "\n")
 	s.lines += n
-	_, err := s.w.Write(p)
+	out := p
+	if len(s.secrets) > 0 {
+		t := string(p)
+		for _, v := range s.secrets {
+			t = strings.ReplaceAll(t, v, "****")
+		}
+		out = []byte(t)
+	}
+	_, err := s.w.Write(out)
 	if err != nil {
 		s.lost += max(n, 1)
 		if s.err == nil {

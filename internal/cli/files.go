@@ -13,9 +13,9 @@ import (
 )
 
 // checkRunFiles applies the Guard's rules to o's inputs and outputs; cfg
-// (nil for a fleet's coordinator, which writes no YCSB files) adds YCSB's
-// exportfile and HDR files, for which it returns their writer. Its errors
-// are bad input (exit status 2), and it leaves nothing behind.
+// (nil: none) adds YCSB's exportfile and HDR files, for which it returns
+// their writer. Its errors are bad input (exit status 2), and it leaves
+// nothing behind.
 func checkRunFiles(st *State, o *options, cfg *engine.Config) (*output.Guard, *output.YCSB, error) {
 	g := output.NewGuard()
 	for _, f := range o.PropertyFiles {

@@ -12,10 +12,10 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/report"
 	"benchtop/engine/steps"
 	"benchtop/fleet"
 	"benchtop/internal/output"
+	"benchtop/liblog"
 )
 
 // fleetRun validates the configuration as a local run does, coordinates
@@ -34,10 +34,24 @@ func fleetRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
-	guard, _, err := checkRunFiles(st, o, nil) // files.go
+	// Every output (YCSB's exportfile and HDR files too: the coordinator
+	// writes them from the merged figures as one process does) is checked
+	// before the agents are reached (files.go).
+	guard, ycsb, err := checkRunFiles(st, o, cfg)
 	if err != nil {
 		return st.fail(exitUsage, err)
 	}
+	if o.Screen.ServeSSH != "" {
+		// Not silently dropped: a coordinator has no SSH viewers yet.
+		return st.fail(exitUsage, usagef("--serve-ssh: not with --agents, --agents-file or --ssh (a fleet's coordinator serves no SSH viewers yet): watch the coordinator's own screen, e.g. in tmux"))
+	}
+	// [screen] Library logging never reaches the terminal (--log FILE).
+	sink, err := liblog.Open(o.Screen.Log)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	defer sink.Close()
+	sink.Mask(adapters.SecretValues(o.Props))
 	token, err := fleet.LoadToken(o.Fleet.TokenFile)
 	if err != nil {
 		return st.fail(exitUsage, err)
@@ -57,7 +71,7 @@ func fleetRun(st *State, o *options) int {
 	ex.SetStdout(st.Stdout, guard)
 	player := newPlayer(st, o)
 	defer player.Close()
-	runHooks(st, o, player, ex, nil).coordinator(&cc)
+	runHooks(st, o, player, ex, ycsb).coordinator(&cc)
 
 	c, err := fleet.Connect(st.ctx(), cc)
 	if err != nil {
@@ -70,10 +84,14 @@ func fleetRun(st *State, o *options) int {
 			return exitUsage
 		}
 		st.tell("%s", adapters.MaskSecretsIn(output.OneLine(err), o.Props))
+		var re *fleet.RefusedError
+		if errors.As(err, &re) && re.BadInput {
+			return exitUsage // an agent refused the run's input (its memory...)
+		}
 		return exitFailure
 	}
 	st.onSignal(c.Interrupt)
-	lt := newHangup(st, nil, output.ReportPath(o.Exports, "", time.Now()), st.Interactive) // the run goes on (hangup.go)
+	lt := newHangup(st, sink, output.ReportPath(o.Exports, cfg.Output.ExportFile, time.Now()), st.Interactive) // the run goes on (hangup.go)
 	st.onHangup(lt.lose)
 	player.Bind(c)
 	// The coordinator's clock starts with Run: the exports start now.
@@ -89,7 +107,7 @@ func fleetRun(st *State, o *options) int {
 	}
 	player.Close()
 	lt.ending(st)
-	code := finishFleet(st, o, c, ex, reportTo{guard, lt.report}, player.Failures(), results, runErr, len(eps))
+	code := finishFleet(st, o, c, ex, ycsb, reportTo{guard, lt.report}, player.Failures(), results, runErr, len(eps))
 	lt.end(code)
 	return code
 }
@@ -114,17 +132,23 @@ func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Expo
 // finishFleet writes the fleet's report and exports once the run is over
 // and returns the exit status: the signal's, exitIncomplete when an agent
 // was lost, exitFailure on an error, an agent's problem, a failed stream
-// verdict or an integrity mismatch.
-func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, rt reportTo, failed []steps.Failure, results []*engine.PhaseResult,
-	runErr error, agents int) int {
+// verdict or an integrity mismatch, exitThresholds when a --threshold was
+// crossed. rt is where the text report goes when the terminal is lost.
+func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, ycsb *output.YCSB, rt reportTo, failed []steps.Failure,
+	results []*engine.PhaseResult, runErr error, agents int) int {
 	if st.Interactive {
 		for _, f := range failed {
 			st.tell("step failed: %s", f)
 		}
 	}
 	info := c.Info()
+	info.Thresholds = o.Thresholds                                  // --threshold, judged on the merged run
 	out, reportFile, reportDone := reportOut(st, rt.guard, rt.path) // hangup.go
-	report.WriteText(out, results, info)
+	ycsbPaths, err := ycsb.Write(out, results, info)                // the report, through YCSB's exporter
+	if err != nil {
+		st.tell("%v", err)
+		runErr = err
+	}
 	output.WriteFleetText(out, c)
 	output.WriteFleetStream(out, c)
 	output.WriteFailedSteps(out, failed)
@@ -132,6 +156,8 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	if err := reportDone(); err != nil {
 		st.tell("%v", err)
 		runErr, reportFile = err, ""
+	} else if reportFile != "" {
+		ycsbPaths = append(ycsbPaths, reportFile)
 	}
 	doc := output.NewSummary(results, info, o.Baseline)
 	doc.ReportFile = reportFile
@@ -140,10 +166,8 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 		st.tell("%v", err)
 		runErr = err
 	}
-	for _, p := range append(ex.Written(), reportFile) {
-		if p != "" {
-			st.tell("wrote %s", p)
-		}
+	for _, p := range append(ex.Written(), ycsbPaths...) {
+		st.tell("wrote %s", p)
 	}
 	if code := st.signalStatus(); code != 0 {
 		return code
@@ -167,6 +191,9 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	}
 	if n := len(results); n > 0 && results[n-1].Set.Integrity > 0 {
 		return exitFailure
+	}
+	if thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
+		return exitThresholds
 	}
 	return exitOK
 }

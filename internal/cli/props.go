@@ -137,7 +137,7 @@ func describeConfigErr(err error) string {
 		case "target":
 			key = "-target / target"
 		}
-		return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", key, ce.Value, ce.Allowed)
+		return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", key, ce.Shown(), ce.Allowed)
 	}
 	return output.OneLine(err)
 }

@@ -87,6 +87,7 @@ func runCommand(st *State, name string, args []string) int {
 	if err != nil {
 		return st.fail(exitUsage, err)
 	}
+	st.hideSecrets(o.Props)
 	if o.Command == "help" {
 		return helpCommand(st, nil)
 	}

@@ -55,6 +55,7 @@ func localRun(st *State, o *options) int {
 		return st.fail(exitUsage, err)
 	}
 	defer sink.Close()
+	sink.Mask(adapters.SecretValues(o.Props))
 	if st.signalled() != nil {
 		return st.notStarted()
 	}
@@ -136,7 +137,7 @@ func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *o
 		Thresholds: o.Thresholds,                         // --threshold (thresholds.go)
 	}
 	if d, ok := db.(adapters.Describer); ok {
-		info.Target = d.Describe()
+		info.Target = adapters.MaskURL(d.Describe())
 	}
 	opts := engine.Options{Info: info}
 	p := &plan{exports: newExports(o), ycsb: ycsb, player: newPlayer(st, o)}

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"golang.org/x/term"
+
+	"benchtop/adapters"
 )
 
 // State is what every command shares, made once by Main (as k6's
@@ -99,20 +102,45 @@ func (st *State) notStarted() int {
 	return st.signalStatus()
 }
 
-// lockedWriter serialises writes; also, when set, gets a copy.
+// hideSecrets makes every later line on stderr lose the secrets props
+// hold (adapters.SecretValues): the last guard, whatever a library puts
+// into an error.
+func (st *State) hideSecrets(props map[string]string) {
+	if lw, ok := st.Stderr.(*lockedWriter); ok {
+		lw.mu.Lock()
+		lw.secrets = adapters.SecretValues(props)
+		lw.mu.Unlock()
+	}
+}
+
+// lockedWriter serialises writes, masks the secrets it was given and,
+// when set, sends a copy of what it writes elsewhere (the attached
+// screens, hangup.go).
 type lockedWriter struct {
-	mu   sync.Mutex
-	w    io.Writer
-	also io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	secrets []string
+	also    io.Writer
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.also != nil {
-		l.also.Write(p)
+	out := p
+	if len(l.secrets) > 0 {
+		s := string(p)
+		for _, v := range l.secrets {
+			s = strings.ReplaceAll(s, v, "****")
+		}
+		out = []byte(s)
 	}
-	return l.w.Write(p)
+	if l.also != nil {
+		l.also.Write(out)
+	}
+	if _, err := l.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // set points the writer at w from now on.
