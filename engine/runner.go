@@ -105,6 +105,9 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 	}
 	if _, ok := wl.(workload.Partitioned); ok {
 		r.info.CanRepartition = true
+		if pw, ok := wl.(workload.PartitionWatcher); ok {
+			pw.WatchPartitions(r.followPartitions, r.partitionsLater)
+		}
 	} else if rp, ok := db.(adapters.Repartitioner); ok {
 		r.ctl.Partitions = rp.Partitions()
 		r.info.CanRepartition = true
@@ -259,7 +262,11 @@ func startWorkload(ctx context.Context, wl workload.Workload, name Phase, partit
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			bound := 30 * time.Second
+			if d, ok := wl.(workload.Drainer); ok && d.DrainTime() > 0 {
+				bound = d.DrainTime()
+			}
+			sctx, cancel := context.WithTimeout(context.Background(), bound)
 			defer cancel()
 			_ = st.Stop(sctx)
 		})

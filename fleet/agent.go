@@ -502,7 +502,8 @@ func (s *session) done(results []*engine.PhaseResult, runErr error) Done {
 		if res.Closing != nil {
 			d.Problems = append(d.Problems, res.Closing.Problems...)
 			if s, ok := res.Closing.JSON.(*stream.Summary); ok && s.Ledger != nil {
-				d.Rows = s.Ledger
+				// The ledger goes once, as Rows, not in the summary too.
+				d.Rows, s.Ledger = s.Ledger, nil
 			}
 		}
 	}

@@ -100,7 +100,9 @@ func (m *merger) soFar() []*engine.PhaseResult {
 
 // closing is the fleet's closing section: the agents' stream summaries
 // added up (produced, consumed, lost, duplicated, out of order), nil when
-// no agent has one. An agent lost sent none: its rows are not counted.
+// no agent has one; on a shared stream the row counts are the merged
+// ledgers' verdict (StreamVerdict). An agent lost sent none: its rows are
+// not counted (a shared stream's verdict then says a ledger is missing).
 func (m *merger) closing() *workload.Final {
 	var parts []*stream.Summary
 	for _, a := range m.c.agents {
@@ -118,7 +120,14 @@ func (m *merger) closing() *workload.Final {
 	if len(parts) == 0 {
 		return nil
 	}
-	f := stream.FinalOf(stream.SumSummaries(parts))
+	shared := m.c.sharedPartitions()
+	sum := stream.SumSummaries(parts, shared)
+	if shared {
+		if v, _, ok := m.c.StreamVerdict(); ok {
+			v.ApplyTo(sum)
+		}
+	}
+	f := stream.FinalOf(sum)
 	return &f
 }
 

@@ -20,8 +20,10 @@ import (
 
 // Protocol is the version of the protocol; both sides must speak the same.
 // 2: agents divide a stream's partitions (Share.Partitions) and send their
-// workload's view and counts (Interval.Workload, Delta).
-const Protocol = 2
+// workload's view and counts (Interval.Workload, Delta). 3: a shared
+// stream's rows name their process's run id and carry wall-clock write
+// times, and ledgers (Done.Rows) the run ids and positions delivered.
+const Protocol = 3
 
 // Frame size limits: what a peer may send before it is authenticated, and
 // after.

@@ -6,7 +6,7 @@ package cli
 // status; other commands take it as SIGTERM (129 when they say so).
 const (
 	exitOK      = 0
-	exitFailure = 1 // an error, a data-integrity mismatch, a workload's or an agent's problem
+	exitFailure = 1 // an error, a data-integrity mismatch, a workload's or an agent's problem, a failed verdict
 	exitUsage   = 2 // bad input: one line says which flag or key, which value, what is allowed
 	// exitIncomplete: a fleet run lost an agent; the figures cover the
 	// agents that stayed.

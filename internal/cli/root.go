@@ -49,6 +49,7 @@ func commands() []command {
 		{name: "attach", synopsis: "attach [--list | ID]", summary: "take up a running live screen again (after a lost terminal)", run: attachCommand},
 		{name: "agent", synopsis: "agent --listen ADDR | --stdio", summary: "a client machine of a fleet run (benchtop agent --help)", run: agentCommand},
 		{name: "demo", synopsis: "demo", summary: "a scripted scenario that plays by itself", run: runAs("demo"), isRun: true},
+		{name: "verdict", synopsis: "verdict A.json B.json ...", summary: "one verdict on a shared stream's rows from its consumer group's JSON summaries", run: verdictCommand},
 		{name: "list", aliases: []string{"adapters"}, synopsis: "list", summary: "the adapters", run: listCommand},
 		{name: "help", aliases: []string{"-h", "--help", "-help"}, synopsis: "help", run: helpCommand},
 		{name: "report", hidden: true, run: reportCommand},
@@ -71,7 +72,7 @@ func route(args []string) (command, []string, error) {
 	if strings.HasPrefix(args[0], "-") {
 		return command{run: runAs("run"), isRun: true}, args, nil
 	}
-	return command{}, nil, usagef("unknown command %q (allowed: load, run, demo, attach, list, help)", args[0])
+	return command{}, nil, usagef("unknown command %q (allowed: load, run, agent, demo, verdict, attach, list, help)", args[0])
 }
 
 // runAs is the command that runs name: load, run, demo, or "" for

@@ -250,6 +250,11 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 	for _, path := range append(p.exports.Written(), ycsbPaths...) {
 		st.tell("wrote %s", path)
 	}
+	if c := results[len(results)-1].Closing; c != nil {
+		for _, n := range c.Notes { // what the closing check could not judge
+			st.tell("%s", n)
+		}
+	}
 	return runStatus(st, results, info, runErr)
 }
 
