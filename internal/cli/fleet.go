@@ -13,6 +13,7 @@ import (
 	"benchtop/adapters"
 	"benchtop/engine"
 	"benchtop/engine/steps"
+	"benchtop/engine/stream"
 	"benchtop/fleet"
 	"benchtop/internal/output"
 	"benchtop/liblog"
@@ -65,13 +66,18 @@ func fleetRun(st *State, o *options) int {
 	if err != nil {
 		return st.fail(exitUsage, err)
 	}
+	mx, err := startMetrics(st, o, true) // --metrics, --metrics-push (metrics.go)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	defer closeMetrics(mx)
 	cc := fleet.CoordConfig{Config: cfg, Props: o.Props, Label: o.Workload, Token: token, Agents: eps, Log: logw,
 		Meta: engine.CollectMeta(maskArgs(o.Args))}
 	ex := newExports(o)
 	ex.SetStdout(st.Stdout, guard)
 	player := newPlayer(st, o)
 	defer player.Close()
-	runHooks(st, o, player, ex, ycsb).coordinator(&cc)
+	runHooks(st, o, player, ex, ycsb, mx).coordinator(&cc)
 
 	c, err := fleet.Connect(st.ctx(), cc)
 	if err != nil {
@@ -108,6 +114,11 @@ func fleetRun(st *State, o *options) int {
 	player.Close()
 	lt.ending(st)
 	code := finishFleet(st, o, c, ex, ycsb, reportTo{guard, lt.report}, player.Failures(), results, runErr, len(eps))
+	var rows *stream.RowCounts
+	if v, _, ok := c.StreamVerdict(); ok {
+		rows = &v.RowCounts
+	}
+	endMetrics(st, o, mx, rows)
 	lt.end(code)
 	return code
 }

@@ -31,6 +31,8 @@ type options struct {
 	BaselineFiles []string
 	Baseline      *output.Baseline
 	Fleet         fleetFlags // --agents, --ssh, ... (fleetflags.go)
+	// --metrics, --metrics-push, ... (metricsflags.go)
+	Metrics metricsFlags
 }
 
 // flagValues are what the flags gave before the properties are assembled

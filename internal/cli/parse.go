@@ -34,6 +34,9 @@ func parseRun(command string, args, line []string) (*options, error) {
 	if err := o.Screen.check(); err != nil {
 		return nil, err
 	}
+	if err := o.Metrics.check(); err != nil {
+		return nil, err
+	}
 	if o.Baseline, err = output.ReadBaseline(o.BaselineFiles); err != nil {
 		return nil, usagef("%v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/steps"
 	"benchtop/internal/output"
+	"benchtop/internal/output/metrics"
 	"benchtop/liblog"
 	"benchtop/tui/attach"
 )
@@ -56,6 +57,11 @@ func localRun(st *State, o *options) int {
 	}
 	defer sink.Close()
 	sink.Mask(adapters.SecretValues(o.Props))
+	mx, err := startMetrics(st, o, false) // --metrics, --metrics-push (metrics.go)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	defer closeMetrics(mx)
 	if st.signalled() != nil {
 		return st.notStarted()
 	}
@@ -64,7 +70,7 @@ func localRun(st *State, o *options) int {
 		return code
 	}
 	defer db.Close()
-	p, code := buildRun(st, o, cfg, db, ycsb)
+	p, code := buildRun(st, o, cfg, db, ycsb, mx)
 	if p == nil {
 		return code
 	}
@@ -100,6 +106,7 @@ func localRun(st *State, o *options) int {
 	}
 	results, runErr := execute(st, p, o)
 	code = finishRun(st, p, results, runErr)
+	endMetrics(st, o, mx, metrics.StreamRows(results))
 	p.hangup.end(code) // attached screens get the status and the last lines
 	return code
 }
@@ -131,7 +138,7 @@ func openAdapter(st *State, o *options) (adapters.DB, int) {
 
 // buildRun builds the runner with its hooks (hooks.go) and refuses steps
 // the adapter cannot take.
-func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *output.YCSB) (*plan, int) {
+func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *output.YCSB, mx *metrics.Exporter) (*plan, int) {
 	info := engine.Info{Command: o.Command, Adapter: o.DB, Workload: o.Workload, Properties: adapters.MaskProperties(o.Props),
 		Meta:       engine.CollectMeta(maskArgs(o.Args)), // run metadata (runmeta.go)
 		Thresholds: o.Thresholds,                         // --threshold (thresholds.go)
@@ -141,7 +148,7 @@ func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *o
 	}
 	opts := engine.Options{Info: info}
 	p := &plan{exports: newExports(o), ycsb: ycsb, player: newPlayer(st, o)}
-	runHooks(st, o, p.player, p.exports, ycsb).engine(&opts)
+	runHooks(st, o, p.player, p.exports, ycsb, mx).engine(&opts)
 	runner, err := engine.New(cfg, db, opts)
 	if err != nil {
 		var ce *adapters.ConfigError
