@@ -7,7 +7,7 @@ import (
 )
 
 // MaskProperties returns a copy of props fit for reports, screens and logs:
-// the values of keys that name a secret (password, secret, token,
+// the values of keys that name a secret (password, passwd, secret, token,
 // credential) become "****", and the values of keys that hold an address
 // (url, endpoint, addr) go through MaskURL. props is not changed.
 func MaskProperties(props map[string]string) map[string]string {
@@ -19,10 +19,10 @@ func MaskProperties(props map[string]string) map[string]string {
 }
 
 // IsSecretKey reports whether a property's name says it holds a secret
-// (password, secret, token, credential).
+// (password, passwd as in YCSB's db.passwd, secret, token, credential).
 func IsSecretKey(key string) bool {
 	lk := strings.ToLower(key)
-	for _, s := range []string{"password", "secret", "token", "credential"} {
+	for _, s := range []string{"password", "passwd", "secret", "token", "credential"} {
 		if strings.Contains(lk, s) {
 			return true
 		}

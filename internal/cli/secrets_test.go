@@ -28,6 +28,12 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
+// portOf is addr's port.
+func portOf(addr string) string {
+	_, port, _ := net.SplitHostPort(addr)
+	return port
+}
+
 // secretCases are, per adapter, runs that hand it secrets: its secret
 // properties (every key of its Keys that IsSecretKey names is added with
 // the fake secret too), a password in its address, and a secret-looking
@@ -66,6 +72,20 @@ func secretCases(t *testing.T, dir, addr string) map[string][]map[string]string 
 		},
 		"kafka": {{"workload": "stream", "kafka.brokers": addr, "kafka.sasl.password": fakeSecret}},
 		"hbase": {{"columnfamily": "family", "hbase.thrift.addr": addr, "hbase.password": fakeSecret}},
+		"postgres": {
+			{"db.url": "postgres://u:" + fakeSecret + "@" + addr + "/ycsb?sslmode=disable"},
+			{"db.url": "postgres://u@" + addr + "/ycsb?sslmode=disable", "db.passwd": fakeSecret},
+			{"db.url": "jdbc:postgresql://" + addr + "/ycsb?user=u&password=" + fakeSecret + "&sslmode=disable"},
+			{"db.url": "jdbc:postgresql://" + addr + "/ycsb?password=" + fakeSecret + "&prepareThreshold=1"}, // refused
+			{"db.url": "host=127.0.0.1 port=" + portOf(addr) + " user=u password=" + fakeSecret + " sslmode=disable"},
+		},
+		"mysql": {
+			{"db.url": "mysql://u:" + fakeSecret + "@" + addr + "/ycsb"},
+			{"db.url": "u:" + fakeSecret + "@tcp(" + addr + ")/ycsb"},
+			{"db.url": "jdbc:mysql://" + addr + "/ycsb?user=u&password=" + fakeSecret},
+			{"db.url": "mysql://u@" + addr + "/ycsb", "db.passwd": fakeSecret},
+			{"db.url": "jdbc:mysql://" + addr + "/a;jdbc:mysql://u:" + fakeSecret + "@" + addr + "/b"}, // YCSB's shards: refused
+		},
 	}
 }
 
