@@ -432,12 +432,20 @@ func TestAttachRestoresTheTerminal(t *testing.T) {
 	if after.Lflag != before.Lflag || after.Iflag != before.Iflag || after.Oflag != before.Oflag {
 		t.Errorf("the terminal was not restored: lflag %#x -> %#x", before.Lflag, after.Lflag)
 	}
-	time.Sleep(100 * time.Millisecond) // the last bytes through the pty
-	mu.Lock()
-	tail := shown.String()
-	mu.Unlock()
-	if !strings.Contains(tail[max(0, len(tail)-64):], "\x1b[?1049l") {
-		t.Errorf("the terminal was not taken out of the alternate screen: %q", tail[max(0, len(tail)-64):])
+	// The last bytes may still be on their way through the pty.
+	left := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		tail := shown.String()
+		return strings.HasSuffix(strings.TrimRight(tail, "\r\n"), "\x1b[?1049l\x1b[?25h\x1b[?2004l")
+	}
+	for deadline := time.Now().Add(20 * time.Second); !left(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			mu.Lock()
+			tail := shown.String()
+			mu.Unlock()
+			t.Fatalf("the terminal was not taken out of the alternate screen last: %q", tail[max(0, len(tail)-64):])
+		}
 	}
 }
 
