@@ -95,6 +95,9 @@ type Chart struct {
 	XLabel, YLabel     string
 	// XQuantile draws x as 1/(1-q) on a log axis labelled in percentiles.
 	XQuantile bool
+	// XTime says x is seconds since a start: ticks at whole steps of
+	// time, read as a clock beyond two minutes (timeaxis.go).
+	XTime bool
 	// LogY draws y on a log axis (a latency spectrum's long tail).
 	LogY bool
 	// Half is drawn two to a row on the page.

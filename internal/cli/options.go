@@ -33,6 +33,8 @@ type options struct {
 	Fleet         fleetFlags // --agents, --ssh, ... (fleetflags.go)
 	// --metrics, --metrics-push, ... (metricsflags.go)
 	Metrics metricsFlags
+	// Demo is the scenario of benchtop demo (demo.go), nil otherwise.
+	Demo *steps.Demo
 }
 
 // flagValues are what the flags gave before the properties are assembled

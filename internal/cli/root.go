@@ -48,7 +48,7 @@ func commands() []command {
 		{name: "run", synopsis: "run  DATABASE [flags]", summary: "YCSB run phase (memory: loads first)", run: runAs("run"), isRun: true},
 		{name: "attach", synopsis: "attach [--list | ID]", summary: "take up a running live screen again (after a lost terminal)", run: attachCommand},
 		{name: "agent", synopsis: "agent --listen ADDR | --stdio", summary: "a client machine of a fleet run (benchtop agent --help)", run: agentCommand},
-		{name: "demo", synopsis: "demo", summary: "a scripted scenario that plays by itself", run: runAs("demo"), isRun: true},
+		{name: "demo", synopsis: "demo [sim|memory]", summary: "a scripted scenario that plays by itself (on a model server by default)", run: runAs("demo"), isRun: true},
 		{name: "verdict", synopsis: "verdict A.json B.json ...", summary: "one verdict on a shared stream's rows from its consumer group's JSON summaries", run: verdictCommand},
 		{name: "list", aliases: []string{"adapters"}, synopsis: "list", summary: "the adapters", run: listCommand},
 		{name: "help", aliases: []string{"-h", "--help", "-help"}, synopsis: "help", run: helpCommand},

@@ -35,6 +35,7 @@ type Options struct {
 	SaveReport  func() (string, error)
 	Interval    time.Duration
 	Demo        []tui.DemoStep
+	DemoEnd     string
 	Baseline    *common.Baseline
 	CommandLine string // masked
 }
@@ -277,6 +278,7 @@ func (s *Server) session(c *net.UnixConn, fw *frameWriter, h hello) {
 		Renderer:   r,
 		Notice:     fmt.Sprintf("attached to run %d · d detaches (the run goes on) · q stops the run", s.id),
 		Demo:       s.opts.Demo,
+		DemoEnd:    s.opts.DemoEnd,
 		Baseline:   s.opts.Baseline,
 	})
 	if err != nil {
