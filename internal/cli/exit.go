@@ -1,7 +1,9 @@
 package cli
 
-// The exit statuses. A signal gives 128 + its number (130 for SIGINT, 143
-// for SIGTERM; State.signalStatus), and wins over the others.
+// The exit statuses. A signal gives 128 + its number (130 for SIGINT, 131
+// for SIGQUIT, 143 for SIGTERM; State.signalStatus), and wins over the
+// others. SIGHUP stops no run (hangup.go): the run ends with its own
+// status; other commands take it as SIGTERM (129 when they say so).
 const (
 	exitOK      = 0
 	exitFailure = 1 // an error, a data-integrity mismatch, a workload's or an agent's problem, a failed verdict
