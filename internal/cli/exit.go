@@ -2,6 +2,8 @@ package cli
 
 // The exit statuses, one table for every command (docs/exit-status.md
 // says the same to users), and their precedence when several apply.
+// SIGHUP stops no run (hangup.go): the run ends with its own status;
+// other commands take it as SIGTERM (129 when they say so).
 const (
 	exitOK = 0
 	// exitFailure: the run's data or operations failed (a load with

@@ -38,7 +38,11 @@ func fleetRun(st *State, o *options) int {
 	if err := checkThresholdOps(o.Thresholds, cfg); err != nil { // thresholds.go
 		return st.fail(exitUsage, err)
 	}
-	if err := o.Exports.Check(); err != nil {
+	// Every output (YCSB's exportfile and HDR files too: the coordinator
+	// writes them from the merged figures as one process does) is checked
+	// before the agents are reached (files.go).
+	guard, ycsb, err := checkRunFiles(st, o, cfg)
+	if err != nil {
 		return st.fail(exitUsage, err)
 	}
 	if o.Screen.ServeSSH != "" {
@@ -52,12 +56,6 @@ func fleetRun(st *State, o *options) int {
 	}
 	defer sink.Close()
 	sink.Mask(adapters.SecretValues(o.Props))
-	// YCSB's exporter, exportfile and HDR files, written by the
-	// coordinator from the merged figures as one process writes them.
-	ycsb, err := output.NewYCSB(cfg)
-	if err != nil {
-		return st.fail(exitUsage, err)
-	}
 	token, err := fleet.LoadToken(o.Fleet.TokenFile)
 	if err != nil {
 		return st.fail(exitUsage, err)
@@ -79,6 +77,7 @@ func fleetRun(st *State, o *options) int {
 	cc := fleet.CoordConfig{Config: cfg, Props: o.Props, Label: o.Workload, Token: token, Agents: eps, Log: logw,
 		Meta: engine.CollectMeta(maskArgs(o.Args))}
 	ex := newExports(o)
+	ex.SetStdout(st.Stdout, guard)
 	player := newPlayer(st, o)
 	defer player.Close()
 	runHooks(st, o, player, ex, ycsb, mx).coordinator(&cc)
@@ -101,6 +100,8 @@ func fleetRun(st *State, o *options) int {
 		return exitFailure
 	}
 	st.onSignal(c.Interrupt)
+	lt := newHangup(st, sink, output.ReportPath(o.Exports, cfg.Output.ExportFile, time.Now()), st.Interactive) // the run goes on (hangup.go)
+	st.onHangup(lt.lose)
 	player.Bind(c)
 	for _, n := range o.Notes { // the run is accepted: what it was taken to mean
 		st.tell("%s", n)
@@ -112,25 +113,27 @@ func fleetRun(st *State, o *options) int {
 	if !st.Interactive {
 		st.tell("%d agents ready: %s", len(eps), agentNames(c))
 	}
-	results, runErr := runCoordinator(st, c, o, ex)
+	results, runErr := runCoordinator(st, c, o, ex, lt)
 	if runErr != nil {
 		st.tell("%s", adapters.MaskSecretsIn(output.OneLine(runErr), o.Props))
 	}
 	player.Close()
-	code := finishFleet(st, o, c, ex, ycsb, player.Failures(), results, runErr, len(eps))
+	lt.ending(st)
+	code := finishFleet(st, o, c, ex, ycsb, reportTo{guard, lt.report}, player.Failures(), results, runErr, len(eps))
 	var rows *stream.RowCounts
 	if v, _, ok := c.StreamVerdict(); ok {
 		rows = &v.RowCounts
 	}
 	endMetrics(st, o, mx, rows)
+	lt.end(code)
 	return code
 }
 
 // runCoordinator runs the fleet to its end, headless or under the live
 // screen.
-func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Exports) ([]*engine.PhaseResult, error) {
+func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Exports, lt *hangup) ([]*engine.PhaseResult, error) {
 	if st.Interactive {
-		return coordinatorScreen(st.ctx(), c, o, ex)
+		return coordinatorScreen(st.ctx(), c, o, ex, lt)
 	}
 	drained := make(chan struct{})
 	go func() {
@@ -146,8 +149,9 @@ func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Expo
 // finishFleet writes the fleet's report and exports once the run is over
 // and returns the exit status, as a run of one process does (runStatus),
 // with exitIncomplete when an agent was lost and exitFailure on an
-// agent's problem or a failed stream verdict.
-func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, ycsb *output.YCSB, failed []steps.Failure,
+// agent's problem or a failed stream verdict. rt is where the text report
+// goes when the terminal is lost.
+func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, ycsb *output.YCSB, rt reportTo, failed []steps.Failure,
 	results []*engine.PhaseResult, runErr error, agents int) int {
 	if st.Interactive {
 		for _, f := range failed {
@@ -155,17 +159,25 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 		}
 	}
 	info := c.Info()
-	info.Thresholds = o.Thresholds                         // --threshold, judged on the merged run
-	ycsbPaths, err := ycsb.Write(st.Stdout, results, info) // the report, through YCSB's exporter
+	info.Thresholds = o.Thresholds                                  // --threshold, judged on the merged run
+	out, reportFile, reportDone := reportOut(st, rt.guard, rt.path) // hangup.go
+	ycsbPaths, err := ycsb.Write(out, results, info)                // the report, through YCSB's exporter
 	if err != nil {
 		st.tell("%v", err)
 		runErr = err
 	}
-	output.WriteFleetText(st.Stdout, c)
-	output.WriteFleetStream(st.Stdout, c)
-	output.WriteFailedSteps(st.Stdout, failed)
-	o.Baseline.WriteComment(st.Stdout, results, info) // --baseline
+	output.WriteFleetText(out, c)
+	output.WriteFleetStream(out, c)
+	output.WriteFailedSteps(out, failed)
+	o.Baseline.WriteComment(out, results, info) // --baseline
+	if err := reportDone(); err != nil {
+		st.tell("%v", err)
+		runErr, reportFile = err, ""
+	} else if reportFile != "" {
+		ycsbPaths = append(ycsbPaths, reportFile)
+	}
 	doc := output.NewSummary(results, info, o.Baseline)
+	doc.ReportFile = reportFile
 	doc.FleetMembers = output.FleetOf(c)
 	if err := ex.Finish(results, info, doc); err != nil {
 		st.tell("%v", err)
