@@ -53,12 +53,12 @@ func (m *Model) rebuild() {
 	m.ctx.Bordered = w >= 100 && h >= 30
 
 	status := m.statusLines(w)
-	helpLine := m.helpLine(w)
+	helpLines := m.helpLines(w)
 
 	m.header.SetSize(w, header.Height)
 	m.header.Render(m.hist, m.headerState())
 
-	bodyH := h - header.Height - len(status) - 1
+	bodyH := h - header.Height - len(status) - len(helpLines)
 	var body string
 	switch {
 	case m.showHelp:
@@ -76,7 +76,7 @@ func (m *Model) rebuild() {
 	}
 	parts := []string{m.header.View(), body}
 	parts = append(parts, status...)
-	parts = append(parts, helpLine)
+	parts = append(parts, helpLines...)
 	m.frame = strings.Join(parts, "\n")
 }
 
@@ -193,8 +193,9 @@ func (m *Model) mainBody(w, bodyH int) string {
 }
 
 // segmentsBody is the segments table, with the throughput chart under it
-// when the table leaves room, so that rows and markers can be compared;
-// a capacity search's panel (--find-max) above them.
+// when the table leaves it the room the main view keeps for it (6 rows,
+// its axis and its marker labels), so that rows and markers can be
+// compared; a capacity search's panel (--find-max) above them.
 func (m *Model) segmentsBody(w, bodyH int) string {
 	if s := m.last(); s != nil && s.Search != nil {
 		sh := min(search.Height(s.Search, m.ctx.Bordered), max(bodyH/2, bodyH-segments.Height(s, m.ctx.Bordered)))
@@ -209,7 +210,11 @@ func (m *Model) segmentsBody(w, bodyH int) string {
 // throughput chart under it.
 func (m *Model) tableAndChart(w, bodyH int) string {
 	need := segments.Height(m.last(), m.ctx.Bordered)
-	if bodyH-need < throughput.MinHeight+3 {
+	frame := 1
+	if m.ctx.Bordered {
+		frame = 2
+	}
+	if bodyH-need < max(throughput.MinHeight, frame+8) {
 		m.segments.SetSize(w, bodyH)
 		m.segments.Render(m.hist)
 		return m.segments.View()

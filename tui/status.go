@@ -29,9 +29,7 @@ func (m *Model) statusLines(w int) []string {
 			out = append(out, st.Banner.Render(common.FitTail(" ⚠ "+wn+" ", w)))
 		}
 	}
-	if c := m.demoCaption(w); c != "" {
-		out = append(out, c)
-	}
+	out = append(out, m.demoCaption(w)...)
 	if s != nil && s.Search != nil && m.view != viewSegments {
 		// The search's line; the segments view has its panel.
 		out = append(out, search.Line(st, s.Search, w))

@@ -95,24 +95,23 @@ func (s source) Errors(op string) (int64, int64, bool) {
 	return errs, count, len(idx) > 0 && count > 0
 }
 
-func (s source) Rate(op string) (float64, bool) {
+// Rate is op's successful operations a second (goodput); with attempts,
+// every operation, successful and failed.
+func (s source) Rate(op string, attempts bool) (float64, bool) {
 	if s.secs <= 0 {
 		return 0, false
 	}
 	errs, count, ok := s.Errors(op)
-	return float64(count-errs) / s.secs, ok
+	if !attempts {
+		count -= errs
+	}
+	return float64(count) / s.secs, ok
 }
 
-// failedOps counts the failed operations of set. (When the engine counts
-// them itself, measure.Set.Failed, this reads that.)
+// failedOps counts the failed operations of set as the workload counts
+// them (a read-modify-write is one): the engine's own count.
 func failedOps(set *measure.Set) int64 {
-	var n int64
-	for _, m := range set.Errors {
-		for _, c := range m {
-			n += c
-		}
-	}
-	return min(n, set.Ops)
+	return min(set.Failed, set.Ops)
 }
 
 // okCount is the number of successful operations op's latency is judged

@@ -55,8 +55,9 @@ type Probe struct {
 	Conditions []Condition `json:"conditions"`
 	// MeanServiceUS is the successful operations' mean service time,
 	// MeanIntendedUS their mean latency from the intended start (paced
-	// probes), in µs.
-	MeanServiceUS  float64  `json:"mean_service_us"`
+	// probes), in µs; nil when no operation succeeded (a failed
+	// operation's time is no latency).
+	MeanServiceUS  *float64 `json:"mean_service_us"`
 	MeanIntendedUS *float64 `json:"mean_intended_us,omitempty"`
 	// ThreadsBusy is the share of the time the threads were busy, by
 	// Little's law: goodput × mean service time ÷ threads.
@@ -288,6 +289,14 @@ func boundText(t verdict.Threshold) string {
 	return fmt.Sprint(t.Value)
 }
 
+// serviceUS is the mean service time in µs, 0 when nothing succeeded.
+func (p *Probe) serviceUS() float64 {
+	if p.MeanServiceUS == nil {
+		return 0
+	}
+	return *p.MeanServiceUS
+}
+
 // fill computes the probe's record from its steady part.
 func (p *probe) fill(src source) {
 	set := p.set
@@ -300,8 +309,10 @@ func (p *probe) fill(src source) {
 	}
 	svc := src
 	svc.service = true
+	p.MeanServiceUS = nil
 	if h := svc.hist("TOTAL", measure.OK); h != nil {
-		p.MeanServiceUS = h.Mean() / 1e3
+		v := h.Mean() / 1e3
+		p.MeanServiceUS = &v
 	}
 	p.MeanIntendedUS = nil
 	if p.paced() {
@@ -312,7 +323,7 @@ func (p *probe) fill(src source) {
 	}
 	p.ThreadsBusy = 0
 	if p.Threads > 0 {
-		p.ThreadsBusy = p.GoodputOpsSec * p.MeanServiceUS / 1e6 / float64(p.Threads)
+		p.ThreadsBusy = p.GoodputOpsSec * p.serviceUS() / 1e6 / float64(p.Threads)
 	}
 	p.ClientCPU = nil
 	if p.cpuN > 0 {

@@ -133,7 +133,7 @@ func (f *fakeRun) interval() *engine.Snapshot {
 		set.RecordN(measure.Slot(0, measure.Failed), int64(o.service), failN)
 		set.AddError(0, "error", failN)
 	}
-	set.Ops = okN + failN
+	set.Ops, set.Failed = okN+failN, failN
 	f.now = f.now.Add(time.Second)
 	f.elapsed += time.Second
 	snap := &engine.Snapshot{Phase: engine.PhaseRun, Time: f.now, Elapsed: f.elapsed, Interval: time.Second,

@@ -51,10 +51,11 @@ func probeView(p *probe) engine.ProbeView {
 	return pv
 }
 
-// mark sets the segments' best and knee by the verdicts once the search
-// has them: best the segment of the highest target that passed, knee
-// that of the lowest rate that failed above it. The engine's own rules
-// (raw goodput) do not apply in this mode.
+// mark sets the segments' best and knee by the verdicts: best the
+// segment of the highest target that passed, knee that of the lowest rate
+// that failed above it, judged against best (KneeFrom). The engine's own
+// rules (engine/marks, on goodput alone) do not apply in this mode; the
+// note says why best is undecided while no probe has passed.
 func (s *Search) mark(snap *engine.Snapshot) {
 	best, knee := 0, 0
 	if b := s.bestBracket(); b != nil {
@@ -69,6 +70,18 @@ func (s *Search) mark(snap *engine.Snapshot) {
 		g := &snap.Segments[i]
 		g.Best = best > 0 && g.Index == best
 		g.Knee = knee > 0 && g.Index == knee
+		g.KneeFrom = 0
+		if g.Knee {
+			g.KneeFrom = best
+		}
+	}
+	switch {
+	case best > 0:
+		snap.SegmentsNote = ""
+	case s.done:
+		snap.SegmentsNote = "no probe of the capacity search met its conditions"
+	default:
+		snap.SegmentsNote = "no probe of the capacity search has met its conditions yet"
 	}
 }
 

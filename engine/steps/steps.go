@@ -164,41 +164,51 @@ const DefaultStep = 10 * time.Second
 
 // ParseSweep reads --sweep key=v1,v2,... with --step DURATION (stepSpec
 // may be empty: DefaultStep). It gives one step per value, DURATION
-// apart from 0, then a stop after the last value's DURATION.
-func ParseSweep(spec, stepSpec string) ([]Step, error) {
+// apart from 0, then a stop after the last value's DURATION. A DURATION
+// shorter than min (what a segment needs to be judged best or knee) is
+// lengthened to min, and note says so ("" otherwise).
+func ParseSweep(spec, stepSpec string, min time.Duration) (out []Step, note string, err error) {
 	if spec == "" {
-		return nil, fmt.Errorf("--step %q given without --sweep key=v1,v2,...", stepSpec)
+		return nil, "", fmt.Errorf("--step %q given without --sweep key=v1,v2,...", stepSpec)
 	}
 	key, vals, ok := strings.Cut(spec, "=")
 	key = strings.TrimSpace(key)
 	if !ok || vals == "" {
-		return nil, fmt.Errorf("--sweep %q: expected key=v1,v2,... (keys: threads, partitions, target)", spec)
+		return nil, "", fmt.Errorf("--sweep %q: expected key=v1,v2,... (keys: threads, partitions, target)", spec)
 	}
 	a := actionByName[key]
 	if a != Threads && a != Partitions && a != Target {
-		return nil, fmt.Errorf("--sweep %q: unknown key %q (allowed: threads, partitions, target)", spec, key)
+		return nil, "", fmt.Errorf("--sweep %q: unknown key %q (allowed: threads, partitions, target)", spec, key)
 	}
 	every := DefaultStep
 	if stepSpec != "" {
 		d, err := ParseOffset(stepSpec)
 		if err != nil || d < 100*time.Millisecond {
-			return nil, fmt.Errorf("--step %q: expected a duration of at least 100ms, e.g. 10s", stepSpec)
+			return nil, "", fmt.Errorf("--step %q: expected a duration of at least 100ms, e.g. 10s", stepSpec)
 		}
 		every = d
 	}
+	if every < min {
+		given := stepSpec
+		if given == "" {
+			given = DefaultStep.String()
+		}
+		note = fmt.Sprintf("--step %s is shorter than a segment needs to be judged best or knee (%s at this status.interval): each value runs %s",
+			given, min, min)
+		every = min
+	}
 	source := fmt.Sprintf("--sweep %q", spec)
-	var out []Step
 	for i, v := range strings.Split(vals, ",") {
 		st, err := value(a, strings.TrimSpace(v), true)
 		if err != nil {
-			return nil, fmt.Errorf("--sweep %q: %w", spec, err)
+			return nil, "", fmt.Errorf("--sweep %q: %w", spec, err)
 		}
 		st.At = time.Duration(i) * every
 		st.Source = source
 		out = append(out, st)
 	}
 	out = append(out, Step{At: time.Duration(len(out)) * every, Action: Stop, Source: source})
-	return out, nil
+	return out, note, nil
 }
 
 // ParseOffset reads "5s", "1m30s", "90" (seconds) or "1:30".
@@ -224,39 +234,4 @@ func ParseOffset(s string) (time.Duration, error) {
 		return 0, bad
 	}
 	return d, nil
-}
-
-// DemoStep is one step of `benchtop demo` with the caption the screen
-// shows for it.
-type DemoStep struct {
-	Step
-	Caption string
-}
-
-// DemoScenario is the demo: each step's effect is real on a 2-core
-// machine too (more threads than cores queue for the CPU and the store's
-// lock; a target below capacity shows intended latency), each segment is
-// long enough to count (3 intervals after its first), and it ends with
-// the segments table.
-func DemoScenario(cores int) []DemoStep {
-	const d = "demo"
-	return []DemoStep{
-		{Step{At: 0, Action: Threads, N: 1, Source: d}, "1 thread: the baseline"},
-		{Step{At: 10 * time.Second, Action: Threads, N: 2, Source: d}, "threads 1 → 2: a second worker, more throughput while cores are free"},
-		{Step{At: 20 * time.Second, Action: Threads, N: 8, Source: d}, fmt.Sprintf("threads 2 → 8: on %d cores, more threads overlap their waits", cores)},
-		{Step{At: 30 * time.Second, Action: Threads, N: 64, Source: d}, fmt.Sprintf("threads 8 → 64: far more threads than the %d cores: they queue for the CPU and the store's lock, p99 grows", cores)},
-		{Step{At: 40 * time.Second, Action: Threads, N: 4, Source: d}, "threads 64 → 4: back near the cores: p99 falls again"},
-		{Step{At: 50 * time.Second, Action: Target, Rate: 50000, Source: d}, "target 50K ops/s: paced well below capacity; latency is also measured from the intended start"},
-		{Step{At: 60 * time.Second, Action: Target, Rate: 0, Source: d}, "target → unlimited: the intended-latency rows go"},
-		{Step{At: 70 * time.Second, Action: Stop, Source: d}, "the end: the segments table"},
-	}
-}
-
-// Demo is the demo's steps.
-func Demo(cores int) []Step {
-	var out []Step
-	for _, d := range DemoScenario(cores) {
-		out = append(out, d.Step)
-	}
-	return out
 }

@@ -116,7 +116,7 @@ func (f *findMaxFlags) check(o *options, fv *flagValues) error {
 func (f *findMaxFlags) refuse(o *options, fv *flagValues, spec findmax.Spec) error {
 	first := "--find-max " + strconv.Quote(f.exprs[0])
 	switch {
-	case o.Command != "run" || o.Screen.Demo:
+	case o.Command != "run":
 		return usagef("%s: only with benchtop run (a load phase has no rate to search)", first)
 	case fv.target != "":
 		return usagef("-target %q: not with %s (the search sets the target itself)", fv.target, first)

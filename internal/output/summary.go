@@ -23,6 +23,9 @@ type Summary struct {
 	Baseline    *BaselineMember `json:"baseline,omitempty"`
 	// Capacity is a --find-max search's outcome.
 	Capacity *findmax.Report `json:"capacity,omitempty"`
+	// ReportFile is where the text report went when the run lost its
+	// terminal (SIGHUP): ReportPath.
+	ReportFile string `json:"report_file,omitempty"`
 	*FleetMembers
 	closing *workload.Final // written under closing.JSONKey
 }

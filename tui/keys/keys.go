@@ -14,6 +14,9 @@ type KeyMap struct {
 	ScrollUp, ScrollDown                                key.Binding
 	Save, Help, Quit                                    key.Binding
 	Prompt                                              key.Binding
+	// Detach leaves an attached terminal (benchtop attach); the run goes
+	// on.
+	Detach key.Binding
 }
 
 // Keys is the default key map.
@@ -26,7 +29,7 @@ var Keys = KeyMap{
 	PartsDown:       key.NewBinding(key.WithKeys("["), key.WithHelp("[", "partitions -1")),
 	PartsDouble:     key.NewBinding(key.WithKeys("}"), key.WithHelp("}/{", "partitions ×2 ÷2")),
 	PartsHalve:      key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "partitions ÷2")),
-	TargetUp:        key.NewBinding(key.WithKeys("t"), key.WithHelp("t/T", "target +25% / -25% (from ∞: the achieved rate)")),
+	TargetUp:        key.NewBinding(key.WithKeys("t"), key.WithHelp("t/T", "target +25% / -25%")),
 	TargetDown:      key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "target -25%")),
 	TargetUnlimited: key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "target unlimited")),
 	Pause:           key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/resume")),
@@ -42,6 +45,7 @@ var Keys = KeyMap{
 	Help:            key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 	Quit:            key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	Prompt:          key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "type a value")),
+	Detach:          key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "detach")),
 }
 
 // ViewOnly are the keys a read-only viewer may use: view, theme, window,
@@ -56,23 +60,25 @@ func (k KeyMap) ViewerHelp() []key.Binding {
 		short(k.Latency, "i", "latency"), k.Help, short(k.Quit, "q", "leave")}
 }
 
-// ShortHelp is the one-line help at the bottom, most useful first.
+// ShortHelp is the help at the bottom of the screen, most useful first:
+// every key a user needs at a glance (the full help has the rest).
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		short(k.ThreadsUp, "+/-", "threads"), short(k.PartsUp, "]/[", "partitions"),
 		short(k.TargetUp, "t/T", "target"), short(k.Prompt, ":", "type a value"), short(k.Pause, "space", "pause"),
-		k.Mark, k.NextView, short(k.Save, "s", "save"),
-		k.Help, k.Quit,
+		k.Mark, k.NewSegment, k.NextView, short(k.Save, "s", "save"), short(k.NextTheme, "c", "theme"),
+		short(k.Window, "w", "window"), k.Help, k.Quit,
 	}
 }
 
-// CompactHelp is ShortHelp for narrow screens: shorter words, and mark and
-// save left to the full help, so that ? and q always show.
+// CompactHelp is ShortHelp in shorter words, for narrow screens: the same
+// keys.
 func (k KeyMap) CompactHelp() []key.Binding {
 	return []key.Binding{
 		short(k.ThreadsUp, "+/-", "thr"), short(k.PartsUp, "]/[", "part"),
 		short(k.TargetUp, "t/T", "target"), short(k.Prompt, ":", "value"), short(k.Pause, "space", "pause"),
-		short(k.NextView, "tab", "view"), k.Help, k.Quit,
+		k.Mark, short(k.NewSegment, "r", "segment"), short(k.NextView, "tab", "view"), short(k.Save, "s", "save"),
+		short(k.NextTheme, "c", "theme"), short(k.Window, "w", "window"), k.Help, k.Quit,
 	}
 }
 

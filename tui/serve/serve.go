@@ -50,6 +50,7 @@ type Options struct {
 	SaveReport func() (string, error)
 	Interval   time.Duration
 	Demo       []tui.DemoStep
+	DemoEnd    string
 	// Depth is each viewer's snapshot buffer (default 4): a viewer further
 	// behind skips to the newest.
 	Depth int
@@ -245,6 +246,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Renderer:   bubbletea.MakeRenderer(sess),
 		Notice:     notice,
 		Demo:       s.opts.Demo,
+		DemoEnd:    s.opts.DemoEnd,
 		Baseline:   s.opts.Baseline,
 	})
 	if err != nil {
