@@ -335,12 +335,18 @@ func TestClientSaturated(t *testing.T) {
 	if r.Trusted || !hasKind(r.Reasons, ReasonClient) || !strings.Contains(r.Reasons[0].Text, "vm2") {
 		t.Fatalf("fleet: trusted %v, reasons %v", r.Trusted, r.Reasons)
 	}
-	// Another load on the host while benchtop uses little is not the
-	// client's limit.
+	// Another load filling the host while benchtop uses little starves
+	// benchtop's threads all the same.
 	f = newFakeRun(t, spec, 1000, queueing(10_000, 2*time.Millisecond))
 	f.host = host.Sample{Cores: 2, CPUTotal: 100, ProcCPU: 20}
+	if r = f.run(500); r.Trusted || !hasKind(r.Reasons, ReasonClient) || !strings.Contains(r.Reasons[0].Text, "another load") {
+		t.Fatalf("full host: trusted %v, reasons %v", r.Trusted, r.Reasons)
+	}
+	// A host with room left is not the client's limit.
+	f = newFakeRun(t, spec, 1000, queueing(10_000, 2*time.Millisecond))
+	f.host = host.Sample{Cores: 2, CPUTotal: 80, ProcCPU: 20}
 	if r = f.run(500); !r.Trusted {
-		t.Fatalf("busy host: reasons %v", r.Reasons)
+		t.Fatalf("host with room: reasons %v", r.Reasons)
 	}
 }
 
