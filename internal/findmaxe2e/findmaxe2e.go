@@ -21,7 +21,10 @@ import (
 	"time"
 
 	"benchtop/adapters"
+	_ "benchtop/adapters/dynamodb" // the stores searched, as main registers them
+	_ "benchtop/adapters/redis"
 	"benchtop/adapters/sim"
+	_ "benchtop/engine/core" // the core workload
 	"benchtop/engine/findmax"
 	"benchtop/internal/cli"
 )
