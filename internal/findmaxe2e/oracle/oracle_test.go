@@ -115,7 +115,7 @@ func TestFindMaxClientSaturated(t *testing.T) {
 		t.Skip("a search takes a minute or two (go test -short skips it)")
 	}
 	props := map[string]string{"sim.capacity": "20000", "sim.latency": "10ms", "sim.clientcost": "500us"}
-	r := findmaxe2e.Sim(t, props, 200, "p99<300ms", "--find-max-time", "3m")
+	r := findmaxe2e.Sim(t, props, 200, "p99<300ms", "--find-max-time", "90s")
 	if r.Code != findmaxe2e.ExitUntrusted || r.Capacity.Trusted {
 		t.Fatalf("exit status %d, trusted %v: want %d", r.Code, r.Capacity.Trusted, findmaxe2e.ExitUntrusted)
 	}
