@@ -35,6 +35,9 @@ func fleetRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
+	if err := checkThresholdOps(o.Thresholds, cfg); err != nil { // thresholds.go
+		return st.fail(exitUsage, err)
+	}
 	// Every output (YCSB's exportfile and HDR files too: the coordinator
 	// writes them from the merged figures as one process does) is checked
 	// before the agents are reached (files.go).
@@ -100,6 +103,9 @@ func fleetRun(st *State, o *options) int {
 	lt := newHangup(st, sink, output.ReportPath(o.Exports, cfg.Output.ExportFile, time.Now()), st.Interactive) // the run goes on (hangup.go)
 	st.onHangup(lt.lose)
 	player.Bind(c)
+	for _, n := range o.Notes { // the run is accepted: what it was taken to mean
+		st.tell("%s", n)
+	}
 	// The coordinator's clock starts with Run: the exports start now.
 	if err := ex.Start(time.Now()); err != nil {
 		return st.fail(exitFailure, err)
@@ -141,10 +147,10 @@ func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Expo
 }
 
 // finishFleet writes the fleet's report and exports once the run is over
-// and returns the exit status: the signal's, exitIncomplete when an agent
-// was lost, exitFailure on an error, an agent's problem, a failed stream
-// verdict or an integrity mismatch, exitThresholds when a --threshold was
-// crossed. rt is where the text report goes when the terminal is lost.
+// and returns the exit status, as a run of one process does (runStatus),
+// with exitIncomplete when an agent was lost and exitFailure on an
+// agent's problem or a failed stream verdict. rt is where the text report
+// goes when the terminal is lost.
 func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, ycsb *output.YCSB, rt reportTo, failed []steps.Failure,
 	results []*engine.PhaseResult, runErr error, agents int) int {
 	if st.Interactive {
@@ -180,9 +186,9 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	for _, p := range append(ex.Written(), ycsbPaths...) {
 		st.tell("wrote %s", p)
 	}
-	if code := st.signalStatus(); code != 0 {
-		return code
-	}
+	// Every reason is told, and the status that wins is returned
+	// (exit.go's precedence).
+	codes := []int{st.signalStatus(), runFailures(st, o, results)}
 	problems := c.Problems()
 	for _, p := range problems {
 		st.tell("agent %s", p)
@@ -195,18 +201,15 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	}
 	if lost := c.Lost(); len(lost) > 0 {
 		st.tell("incomplete run: %d of %d agents lost: %s", len(lost), agents, strings.Join(lost, ", "))
-		return exitIncomplete
+		codes = append(codes, exitIncomplete)
 	}
 	if runErr != nil || len(problems) > 0 {
-		return exitFailure
+		codes = append(codes, exitFailure)
 	}
-	if n := len(results); n > 0 && results[n-1].Set.Integrity > 0 {
-		return exitFailure
+	if len(results) > 0 && thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
+		codes = append(codes, exitThresholds)
 	}
-	if thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
-		return exitThresholds
-	}
-	return exitOK
+	return exitStatus(codes...)
 }
 
 func agentNames(c *fleet.Coordinator) string {

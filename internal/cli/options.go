@@ -31,6 +31,9 @@ type options struct {
 	BaselineFiles []string
 	Baseline      *output.Baseline
 	Fleet         fleetFlags // --agents, --ssh, ... (fleetflags.go)
+	// Notes are said on stderr before the run: what the command line was
+	// taken to mean where it was changed (a --step lengthened).
+	Notes []string
 	// --metrics, --metrics-push, ... (metricsflags.go)
 	Metrics metricsFlags
 	// Demo is the scenario of benchtop demo (demo.go), nil otherwise.

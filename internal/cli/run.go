@@ -43,6 +43,9 @@ func localRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
+	if err := checkThresholdOps(o.Thresholds, cfg); err != nil { // thresholds.go
+		return st.fail(exitUsage, err)
+	}
 	// Every output is checked before the database, against the inputs
 	// and the other outputs, so that a bad path fails fast (files.go);
 	// the files are created when the run starts.
@@ -73,6 +76,9 @@ func localRun(st *State, o *options) int {
 	p, code := buildRun(st, o, cfg, db, ycsb, mx)
 	if p == nil {
 		return code
+	}
+	for _, n := range o.Notes { // the run is accepted: what it was taken to mean
+		st.tell("%s", n)
 	}
 	defer p.player.Close()
 	p.sink, p.guard = sink, guard
@@ -105,7 +111,7 @@ func localRun(st *State, o *options) int {
 		return st.fail(exitFailure, err)
 	}
 	results, runErr := execute(st, p, o)
-	code = finishRun(st, p, results, runErr)
+	code = finishRun(st, o, p, results, runErr)
 	endMetrics(st, o, mx, metrics.StreamRows(results))
 	p.hangup.end(code) // attached screens get the status and the last lines
 	return code
@@ -205,7 +211,7 @@ func execute(st *State, p *plan, o *options) ([]*engine.PhaseResult, error) {
 
 // finishRun writes the report and the exports and returns the exit
 // status.
-func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) int {
+func finishRun(st *State, o *options, p *plan, results []*engine.PhaseResult, runErr error) int {
 	p.player.Close()
 	failed := p.player.Failures()
 	if st.Interactive {
@@ -262,31 +268,28 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 			st.tell("%s", n)
 		}
 	}
-	return runStatus(st, results, info, runErr)
+	return runStatus(st, o, results, info, runErr)
 }
 
-// runStatus: the signal's after a signal, exitFailure after an error, a
-// data-integrity mismatch or a workload's problem, exitThresholds when a
-// threshold was crossed, else exitOK.
-func runStatus(st *State, results []*engine.PhaseResult, info engine.Info, runErr error) int {
-	if c := st.signalStatus(); c != 0 {
-		return c
-	}
+// runStatus tells why the run did not do what was asked, one line each,
+// and returns the status that wins (exit.go's precedence): exitFailure
+// after an error, when the run's data or operations failed (failures.go)
+// or a workload's closing check found a problem; the signal's after a
+// signal; exitThresholds when a threshold was crossed; else exitOK.
+func runStatus(st *State, o *options, results []*engine.PhaseResult, info engine.Info, runErr error) int {
+	codes := []int{st.signalStatus(), runFailures(st, o, results)}
 	if runErr != nil {
-		return exitFailure
+		codes = append(codes, exitFailure)
 	}
 	last := results[len(results)-1]
-	if last.Set.Integrity > 0 {
-		return exitFailure
-	}
 	if last.Closing != nil && len(last.Closing.Problems) > 0 {
 		for _, pr := range last.Closing.Problems {
 			st.tell("%s", pr)
 		}
-		return exitFailure
+		codes = append(codes, exitFailure)
 	}
 	if thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
-		return exitThresholds
+		codes = append(codes, exitThresholds)
 	}
-	return exitOK
+	return exitStatus(codes...)
 }

@@ -141,10 +141,10 @@ func (in *interrupts) name() string {
 	switch in.signal() {
 	case syscall.SIGINT:
 		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
 	case syscall.SIGQUIT:
 		return "SIGQUIT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
 	case syscall.SIGHUP:
 		return "SIGHUP"
 	}

@@ -24,7 +24,8 @@ benchtop flags (also with --):
   --at OFFSET:key=value   scheduled live change: threads, partitions, target, pause, resume, mark, stop
                           e.g. --at 5s:threads=16 --at 10s:partitions=8
   --sweep key=v1,v2,...   a staircase of --at steps, one segment per value (threads, partitions, target)
-  --step DURATION    time per sweep value (default 10s)
+  --step DURATION    time per sweep value (default 10s; at least 5 status intervals, so that
+                     each segment can be judged best or knee)
   --theme NAME       dark, light, high-contrast, colorblind
   --metrics ADDR     serve the live figures to Prometheus at http://ADDR/metrics (e.g. :9464)
   --metrics-push URL push them every interval with Prometheus remote write (docs/metrics.md);
