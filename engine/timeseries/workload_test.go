@@ -293,13 +293,22 @@ func TestSweepTable(t *testing.T) {
 		}
 	}
 	const step = 4000
+	// Each step also lasts at least a second (10 status intervals): on a
+	// machine loaded enough (the race detector in CI beside other
+	// packages) the last step's records came in a burst of under two
+	// intervals, none of them steady, and its row was left out.
+	const minStep = time.Second
 	res, _, r := run(t, db, map[string]string{"threadcount": "1", "batch.size": "500", "target": "4000"}, func(rn *engine.Runner) {
 		base := db.stored()
+		began := time.Now()
 		for i, n := range []int{2, 4} {
 			waitStored(base + int64(i+1)*step)
+			time.Sleep(time.Until(began.Add(minStep)))
 			_ = rn.SetThreads(n)
+			began = time.Now()
 		}
 		waitStored(base + 3*step)
+		time.Sleep(time.Until(began.Add(minStep)))
 		rn.Stop()
 	})
 	var writers []int
