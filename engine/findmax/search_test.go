@@ -286,6 +286,15 @@ func TestNoRateDownToTheFloor(t *testing.T) {
 	spec := conds(t, "p99<1ms")
 	f := newFakeRun(t, spec, 1000, queueing(10_000, 2*time.Millisecond))
 	r := f.run(500)
+	snap := f.interval() // the search is over: its marks stay
+	for _, g := range snap.Segments {
+		if g.Best || g.Knee {
+			t.Errorf("segment %d marked best %v, knee %v with no probe passing", g.Index, g.Best, g.Knee)
+		}
+	}
+	if snap.SegmentsNote != "no probe of the capacity search met its conditions" {
+		t.Errorf("note %q", snap.SegmentsNote)
+	}
 	if r.Outcome != None || r.Status() != StatusNone || r.RateOpsSec != nil {
 		t.Fatalf("outcome %s, status %s: %s", r.Outcome, r.Status(), r.Answer)
 	}
@@ -496,6 +505,12 @@ func TestMarksAndView(t *testing.T) {
 		if g.Best != (g.Index == lo.Segment) || g.Knee != (g.Index == hi.Segment) {
 			t.Errorf("segment %d: best %v knee %v; the answer's segment %d, the failure's %d", g.Index, g.Best, g.Knee, lo.Segment, hi.Segment)
 		}
+		if g.Knee && g.KneeFrom != lo.Segment {
+			t.Errorf("the knee judged against segment %d, not the answer's %d", g.KneeFrom, lo.Segment)
+		}
+	}
+	if last.SegmentsNote != "" {
+		t.Errorf("best decided, yet the note %q", last.SegmentsNote)
 	}
 	if lo.Segment == 0 || hi.Segment == 0 {
 		t.Errorf("probes without segments: %+v %+v", lo, hi)
