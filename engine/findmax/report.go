@@ -92,10 +92,11 @@ func (b *bracket) result(spec Spec) Result {
 		w := b.width()
 		res.Bracket.Width = &w
 	}
-	if res.Outcome == Answer {
-		res.Reasons = b.reasons(spec, hasErrorsCondition(spec))
-		res.Trusted = len(res.Reasons) == 0
-	}
+	// Without an answer the reasons say what else may have failed the
+	// rates tried (the client, the threads): no rate down to the floor
+	// may be the client's, not the database's.
+	res.Reasons = b.reasons(spec, hasErrorsCondition(spec))
+	res.Trusted = res.Outcome == Answer && len(res.Reasons) == 0
 	res.Answer = b.answer(spec, res)
 	return res
 }
@@ -134,6 +135,7 @@ func (b *bracket) answer(spec Spec, res Result) string {
 		if b.hi != nil {
 			s += ": " + failedText(b.hi)
 		}
+		s += mayBe(res.Reasons)
 	default:
 		why := "the search ended"
 		switch b.ended {
@@ -149,8 +151,22 @@ func (b *bracket) answer(spec Spec, res Result) string {
 		if b.hi != nil {
 			s += "; " + failedText(b.hi)
 		}
+		s += mayBe(res.Reasons)
 	}
 	return s
+}
+
+// mayBe is what else may have failed the rates of a search without an
+// answer: "; not the database's alone: the client saturated".
+func mayBe(rs []Reason) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	var why []string
+	for _, r := range rs {
+		why = append(why, reasonShort[r.Kind])
+	}
+	return "; not the database's alone: " + strings.Join(why, ", ")
 }
 
 // reasonShort names each kind of reason in the answer line.

@@ -307,6 +307,24 @@ func TestNoRateDownToTheFloor(t *testing.T) {
 	}
 }
 
+// No rate down to the floor with the client saturated says so: the
+// rates may have failed by the client, not the database.
+func TestNoRateWithTheClientSaturated(t *testing.T) {
+	f := newFakeRun(t, conds(t, "p99<1ms"), 1000, queueing(10_000, 2*time.Millisecond))
+	f.host = host.Sample{Cores: 2, CPUTotal: 100, ProcCPU: 30}
+	r := f.run(500)
+	if r.Outcome != None || r.Status() != StatusNone || r.Trusted || !hasKind(r.Reasons, ReasonClient) {
+		t.Fatalf("outcome %s, status %s, trusted %v, reasons %v", r.Outcome, r.Status(), r.Trusted, r.Reasons)
+	}
+	if !strings.Contains(r.Answer, "; not the database's alone: the client saturated") {
+		t.Errorf("answer %q", r.Answer)
+	}
+	// With room on the host, nothing else is named.
+	if r = newFakeRun(t, conds(t, "p99<1ms"), 1000, queueing(10_000, 2*time.Millisecond)).run(500); len(r.Reasons) > 0 {
+		t.Errorf("reasons %v", r.Reasons)
+	}
+}
+
 // A budget too short to close the bracket gives the bracket so far,
 // untrusted, with the reason.
 func TestBudgetRunsOut(t *testing.T) {

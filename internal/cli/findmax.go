@@ -163,6 +163,15 @@ func newSearch(st *State, o *options) *findmax.Search {
 	return findmax.New(*o.FindMax.spec, engine.PhaseRun, tell)
 }
 
+// reasonTexts are the report's reasons, one after another.
+func reasonTexts(r *findmax.Report) string {
+	var rs []string
+	for _, x := range r.Reasons {
+		rs = append(rs, x.Text)
+	}
+	return strings.Join(rs, "; ")
+}
+
 // findMaxStatus is the exit status of the search's outcome (exitOK
 // without one), told on stderr: exitThresholds when no rate down to the
 // floor meets the conditions, exitUntrusted for an answer that cannot be
@@ -177,16 +186,19 @@ func findMaxStatus(st *State, r *findmax.Report) int {
 	}
 	switch r.Status() {
 	case findmax.StatusNone:
-		st.tell("find-max: no rate down to the floor meets the conditions (exit status %d)", exitThresholds)
+		why := ""
+		if len(r.Reasons) > 0 {
+			why = "; but " + reasonTexts(r)
+		}
+		st.tell("find-max: no rate down to the floor meets the conditions%s (exit status %d)", why, exitThresholds)
 		return exitThresholds
 	case findmax.StatusUntrusted:
 		why := "no answer within the search"
 		if len(r.Reasons) > 0 {
-			var rs []string
-			for _, x := range r.Reasons {
-				rs = append(rs, x.Text)
+			why = reasonTexts(r)
+			if r.Outcome != findmax.Answer {
+				why = "no answer within the search; " + why
 			}
-			why = strings.Join(rs, "; ")
 		}
 		st.tell("find-max: the answer cannot be trusted: %s (exit status %d)", why, exitUntrusted)
 		return exitUntrusted
