@@ -23,6 +23,7 @@ type plan struct {
 	tickNs  atomic.Int64 // per-worker ns between operations, 0 = unpaced
 	workers atomic.Int64 // the n the tick was planned for
 	phase   float64      // [0, 1): set before the workers start, then only read
+	grid    int64        // pacing.grid in ns (0: none): set before the workers start
 }
 
 // replan sets the per-worker tick for a total target over n workers
@@ -87,6 +88,9 @@ func (s *schedule) next(pl *plan, clock func() int64) (intended int64, paced boo
 		return 0, false
 	}
 	intended = s.start + s.done*s.tick
+	if g := pl.grid; g > 0 && intended > 0 {
+		intended = (intended + g - 1) / g * g
+	}
 	s.done++
 	return intended, true
 }
@@ -144,7 +148,7 @@ func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() in
 	for d > spinPacing {
 		if ws.waker == nil {
 			sleepPrecise(time.Duration(d))
-		} else if !ws.waitWaker(pl, wake, intended, d) {
+		} else if !ws.waitWaker(pl, wake, intended) {
 			return 0, false
 		}
 		t = now()
@@ -158,26 +162,13 @@ func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() in
 	return t, true
 }
 
-// waitWaker is one pacing wait with the pool's waker: the worker sleeps
-// on its own thread when it is the only one waiting and the wait is short
-// (see soloWaiters), else it queues with the dispatcher and parks. It
-// returns false when wake fired or the plan changed (a solo sleep sees it
-// when it ends).
-func (ws *wstate) waitWaker(pl *plan, wake func() <-chan struct{}, intended, d int64) bool {
+// waitWaker is one pacing wait with the pool's waker: the worker queues
+// its intended start with the dispatcher and parks. It returns false when
+// wake fired or the plan changed.
+func (ws *wstate) waitWaker(pl *plan, wake func() <-chan struct{}, intended int64) bool {
 	ch := wake()
 	if ws.sched.stale(pl) {
 		return false
-	}
-	solo := ws.waker.enter()
-	defer ws.waker.leave()
-	if solo && d <= int64(precisePacing) {
-		sleepSolo(d - wakeEarly) // the caller's Gosched spin takes the last µs
-		select {
-		case <-ch:
-			return false
-		default:
-		}
-		return !ws.sched.stale(pl)
 	}
 	ws.waker.add(intended, ws.wakeC)
 	select {
