@@ -23,7 +23,11 @@ type plan struct {
 	tickNs  atomic.Int64 // per-worker ns between operations, 0 = unpaced
 	workers atomic.Int64 // the n the tick was planned for
 	phase   float64      // [0, 1): set before the workers start, then only read
-	grid    int64        // pacing.grid in ns (0: none): set before the workers start
+	// grid is pacing.grid in ns (0: none), set before the workers start.
+	// A schedule uses at most half its tick of it, so that one worker's
+	// operations never share a grid point (they would queue behind each
+	// other, and the grid would show in their latency).
+	grid int64
 }
 
 // replan sets the per-worker tick for a total target over n workers
@@ -60,6 +64,7 @@ type schedule struct {
 	epoch int64 // the plan epoch this schedule follows; -1 before the first
 	slot  int64 // the worker's index: which share of the tick it starts at
 	tick  int64 // ns between operations, 0 = unpaced
+	grid  int64 // intended starts are rounded up to a multiple of it (0: not)
 	start int64
 	done  int64
 }
@@ -78,6 +83,7 @@ func (s *schedule) next(pl *plan, clock func() int64) (intended int64, paced boo
 	if e := pl.epoch.Load(); e != s.epoch {
 		s.epoch = e
 		s.tick = pl.tickNs.Load()
+		s.grid = min(pl.grid, s.tick/2)
 		s.start = clock()
 		if s.tick > 0 {
 			s.start += pl.offset(s.slot, s.tick)
@@ -88,7 +94,7 @@ func (s *schedule) next(pl *plan, clock func() int64) (intended int64, paced boo
 		return 0, false
 	}
 	intended = s.start + s.done*s.tick
-	if g := pl.grid; g > 0 && intended > 0 {
+	if g := s.grid; g > 0 && intended > 0 {
 		intended = (intended + g - 1) / g * g
 	}
 	s.done++
@@ -108,8 +114,9 @@ func (s *schedule) stale(pl *plan) bool { return pl.epoch.Load() != s.epoch }
 const precisePacing = 2 * time.Millisecond
 
 // waitUntil waits until the clock reaches intended. The wait is queued
-// with the pool's waker (the worker parks; see waker), which wakes it
-// just before; the last few µs are spun with runtime.Gosched. Without a
+// with the pool's waker (the worker parks; see waker), which wakes it at
+// intended; a wait of a few µs at most is spun with runtime.Gosched
+// instead. Without a
 // waker (tests) a long wait uses a Go timer up to its last stretch, which
 // is a nanosleep: Go's timers fire on a millisecond grid here (a 20 µs
 // sleep takes ~1 ms when the process is idle), which would add up to a

@@ -11,8 +11,9 @@ import (
 // fire on the netpoller's millisecond grid when the process is idle).
 // A worker queues its intended start and parks on its channel, a
 // goroutine parking like any other; one dispatcher goroutine sleeps until
-// a timer armed at the earliest start queued (a timerfd on Linux: see
-// sleeper) and wakes every worker then due, in one turn.
+// a timer armed just before the earliest start queued (a timerfd on
+// Linux: see sleeper), spins to it, and wakes every worker then due, in
+// one turn.
 //
 // The workers it wakes go to the run queue of the scheduler's P the
 // dispatcher runs on, and a goroutine in a system call keeps its P: had
@@ -62,9 +63,10 @@ type waitEntry struct {
 	ch chan struct{}
 }
 
-// wakeEarly is how early the dispatcher wakes a worker: about what the
-// scheduler takes to run a readied goroutine. The worker spins the rest,
-// so it never starts before its intended time.
+// wakeEarly is how early the dispatcher's timer fires before the earliest
+// start queued: about what a wake-up takes. The dispatcher spins the rest
+// and wakes the workers then due, so that none starts before its
+// intended time.
 const wakeEarly = 2000 // ns
 
 // spinPacing is the longest wait a worker spins instead of queueing.
@@ -126,7 +128,23 @@ func (w *waker) run() {
 		// the last turn included.
 		runtime.Gosched()
 		w.mu.Lock()
-		woke := w.wakeDue(w.clock())
+		now := w.clock()
+		if !w.closed && len(w.q) > 0 {
+			if at := w.q[0].at; at > now && at-now <= wakeEarly {
+				// The timer fired early (wakeEarly, for the wake-up's own
+				// latency): the dispatcher spins the rest, one goroutine
+				// for the whole batch, rather than every worker woken
+				// early spinning with runtime.Gosched (each yield a trip
+				// through the global run queue, and as many as there are
+				// workers due).
+				w.mu.Unlock()
+				for now < at {
+					now = w.clock()
+				}
+				w.mu.Lock()
+			}
+		}
+		woke := w.wakeDue(now)
 		if w.closed {
 			w.mu.Unlock()
 			return
@@ -151,7 +169,7 @@ func (w *waker) run() {
 // reports whether it woke any. The caller holds mu.
 func (w *waker) wakeDue(now int64) bool {
 	woke := false
-	for len(w.q) > 0 && (w.closed || w.q[0].at <= now+wakeEarly) {
+	for len(w.q) > 0 && (w.closed || w.q[0].at <= now) {
 		e := w.pop()
 		select {
 		case e.ch <- struct{}{}:
