@@ -14,8 +14,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"runtime/trace"
+	"time"
 
 	_ "benchtop/adapters/dynamodb"
 	_ "benchtop/adapters/hbase"
@@ -23,9 +25,12 @@ import (
 	_ "benchtop/adapters/kafka"
 	_ "benchtop/adapters/memory"
 	_ "benchtop/adapters/mongodb"
+	_ "benchtop/adapters/mysql"
 	_ "benchtop/adapters/nats"
 	_ "benchtop/adapters/null"
+	_ "benchtop/adapters/postgres"
 	_ "benchtop/adapters/redis"
+	_ "benchtop/adapters/sim"
 	_ "benchtop/engine/core"
 	_ "benchtop/engine/stream"
 	_ "benchtop/engine/timeseries"
@@ -41,8 +46,12 @@ func run() int {
 	// finding what dominates the hot path (go tool pprof FILE).
 	// BENCHTOP_TRACE=FILE writes an execution trace (go tool trace FILE;
 	// -pprof=sched gives how long goroutines waited for a core).
+	// BENCHTOP_HEAPPROFILE=FILE writes the live heap every 30 s and at the
+	// end, for finding what holds memory (go tool pprof -base FILE.60s
+	// FILE.300s).
 	defer startProfile("BENCHTOP_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile)()
 	defer startProfile("BENCHTOP_TRACE", trace.Start, trace.Stop)()
+	defer heapProfile("BENCHTOP_HEAPPROFILE")()
 	return cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, sigs)
 }
 
@@ -66,5 +75,47 @@ func startProfile(env string, start func(io.Writer) error, stop func()) func() {
 	return func() {
 		stop()
 		f.Close()
+	}
+}
+
+// heapProfile writes the live heap into the file the environment
+// variable env names, if set: FILE.30s, FILE.60s, ... every 30 s while
+// the run goes on (as of the last GC: none is forced), and FILE at the
+// end, after a GC. The function it returns writes the last one.
+func heapProfile(env string) func() {
+	path := os.Getenv(env)
+	if path == "" {
+		return func() {}
+	}
+	write := func(name string) {
+		f, err := os.Create(name)
+		if err == nil {
+			err = pprof.Lookup("heap").WriteTo(f, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchtop: %s: %v\n", env, err)
+		}
+	}
+	stop := make(chan struct{})
+	go func() {
+		const every = 30 * time.Second
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				write(fmt.Sprintf("%s.%ds", path, n*int(every/time.Second)))
+			}
+		}
+	}()
+	return func() {
+		close(stop)
+		runtime.GC()
+		write(path)
 	}
 }

@@ -14,16 +14,31 @@
 #    "client NIC saturated" (host.nicspeed=RATE). No run loses, duplicates
 #    or reorders a row.
 # 4. netlab.sh down: no namespace, bridge or veth is left.
+# 5. scripts/reproduce-tunnel.sh, shortened (Redis, one machine at 4
+#    partitions, one fleet run of both at 8, 6 s each): its table has both
+#    rows, every row delivered once, and its lab is gone afterwards.
+#
+# The lab's names, network and every port are the scripts' environment
+# overrides, not their defaults (NETLAB_PREFIX=btci-, NETLAB_NET=10.78.0,
+# NETLAB_TEST_* below), so that the overrides are what CI runs, and a lab
+# of one's own on the box is left alone.
 #
 # RATE is 20mbit (NETLAB_TEST_RATE): at 100mbit two machines would need
 # ~70,000 rows/s of Redis Streams, which a 2-core box running Redis and two
 # benchtops cannot do, and the test would measure the CPU, not the NIC.
-# Root only; elsewhere it skips with a line saying why. Takes ~55 s.
+# Root only; elsewhere it skips with a line saying why. Takes ~80 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${1:?usage: $0 BENCHTOP_BINARY}")
 RATE=${NETLAB_TEST_RATE:-20mbit}
 PORT=${NETLAB_TEST_REDIS_PORT:-7079}
+export NETLAB_PREFIX=${NETLAB_TEST_PREFIX:-btci-}
+export NETLAB_NET=${NETLAB_TEST_NET:-10.78.0}
+TUNNEL_REDIS=${NETLAB_TEST_TUNNEL_REDIS_PORT:-7189}
+TUNNEL_AGENTS=${NETLAB_TEST_TUNNEL_AGENT_PORT:-7190}
+M=${NETLAB_PREFIX}m   # machine N's namespace: ${M}N
+V=${NETLAB_PREFIX}v   # the root side of its veth pair: ${V}N
+BR=${NETLAB_PREFIX}br0
 # 15 s runs: the saturation warning needs 3 intervals in a row above 90 %
 # of the link, and a shaped link at 96 % on average dips below 90 % now
 # and then; in 10 s runs it was said for only 4 intervals in 2 of 3 runs,
@@ -58,10 +73,10 @@ eval "$(scripts/netlab.sh up 2 "$RATE")"
 rate_bps=$(awk -v r="$RATE" 'BEGIN { n = r + 0; u = substr(r, length(r) - 3); m = (u == "kbit") ? 1e3 : (u == "mbit") ? 1e6 : 1e9; print n * m / 8 }')
 
 # 1. The namespaces and their qdiscs.
-[[ $(ip netns list | grep -c '^benchtop-m[12] ') -eq 2 ]] || fail "want namespaces benchtop-m1 and benchtop-m2: $(ip netns list | tr '\n' ' ')"
+[[ $(ip netns list | grep -c "^${M}[12] ") -eq 2 ]] || fail "want namespaces ${M}1 and ${M}2: $(ip netns list | tr '\n' ' ')"
 for n in 1 2; do
-	tc qdisc show dev "bt-m$n" | grep -q 'tbf.*rate' || fail "no tbf qdisc on bt-m$n"
-	ip netns exec "benchtop-m$n" tc qdisc show dev eth0 | grep -q 'tbf.*rate' || fail "no tbf qdisc on benchtop-m$n's eth0"
+	tc qdisc show dev "$V$n" | grep -q 'tbf.*rate' || fail "no tbf qdisc on $V$n"
+	ip netns exec "$M$n" tc qdisc show dev eth0 | grep -q 'tbf.*rate' || fail "no tbf qdisc on $M$n's eth0"
 done
 say "2 machines up at $RATE, tbf on both ends of each veth pair"
 
@@ -88,11 +103,11 @@ python3 "$WORK/sink.py" "$BENCHTOP_LAB_SERVER" "$PORT" "$WORK/sink.ready" >"$WOR
 sink=$!
 for _ in $(seq 100); do [[ -e $WORK/sink.ready ]] && break; sleep 0.1; done
 bytes=$(awk -v b="$rate_bps" 'BEGIN { printf "%.0f", b * 4 }')
-ip netns exec benchtop-m1 bash -c "exec 3>/dev/tcp/$BENCHTOP_LAB_SERVER/$PORT; head -c $bytes /dev/zero >&3"
+ip netns exec "${M}1" bash -c "exec 3>/dev/tcp/$BENCHTOP_LAB_SERVER/$PORT; head -c $bytes /dev/zero >&3"
 wait "$sink"
 read -r got secs <"$WORK/sink.out"
 raw=$(awk -v n="$got" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')
-say "raw TCP from benchtop-m1: $got bytes in ${secs}s = $(awk -v r="$raw" 'BEGIN { printf "%.2f", r / 1e6 }') MB/s (shaped: $(awk -v r="$rate_bps" 'BEGIN { printf "%.2f", r / 1e6 }') MB/s)"
+say "raw TCP from ${M}1: $got bytes in ${secs}s = $(awk -v r="$raw" 'BEGIN { printf "%.2f", r / 1e6 }') MB/s (shaped: $(awk -v r="$rate_bps" 'BEGIN { printf "%.2f", r / 1e6 }') MB/s)"
 awk -v r="$raw" -v b="$rate_bps" 'BEGIN { exit !(r >= 0.85 * b && r <= 1.15 * b) }' || fail "raw transfer rate $raw B/s is not within 15 % of $rate_bps B/s"
 
 # 3. Redis Streams on the lab address.
@@ -104,7 +119,7 @@ for _ in $(seq 50); do (exec 3<>"/dev/tcp/$BENCHTOP_LAB_SERVER/$PORT") 2>/dev/nu
 # run_on N OUT: a stream run on machine N, writing OUT.json and eth0's byte
 # counters before and after to OUT.nic.
 run_on() {
-	local ns=benchtop-m$1 out=$2
+	local ns=$M$1 out=$2
 	ip netns exec "$ns" cat /sys/class/net/eth0/statistics/rx_bytes /sys/class/net/eth0/statistics/tx_bytes >"$out.nic"
 	date +%s.%N >>"$out.nic"
 	ip netns exec "$ns" "$BIN" run redis -P workloads/stream-tunnel -p "redis.addr=$BENCHTOP_LAB_SERVER:$PORT" \
@@ -150,6 +165,20 @@ kill "$REDIS_PID" 2>/dev/null
 wait "$REDIS_PID" 2>/dev/null || true
 REDIS_PID=
 scripts/netlab.sh down
-left=$( (ip netns list | grep '^benchtop-m'; ip -o link show | grep -E 'benchtop-br0|bt-m[0-9]') || true)
+left=$( (ip netns list | grep "^$M"; ip -o link show | grep -E "$BR|$V[0-9]") || true)
 [[ -z $left ]] || fail "left behind after down: $left"
 say "ok: nothing left after down"
+
+# 5. The reproduction, shortened, on ports and a lab of the overrides.
+TUNNEL_SERVERS=redis TUNNEL_RATE=$RATE TUNNEL_STEP=6 TUNNEL_WARMUP=0 TUNNEL_PARTITIONS=4 TUNNEL_FLEET_PARTITIONS=8 \
+	TUNNEL_REDIS_PORT=$TUNNEL_REDIS TUNNEL_AGENT_PORT=$TUNNEL_AGENTS TUNNEL_OUT="$WORK/tunnel" BENCHTOP=$BIN \
+	scripts/reproduce-tunnel.sh >"$WORK/tunnel.txt" 2>"$WORK/tunnel.err" || { tail -n 20 "$WORK/tunnel.err"; fail "reproduce-tunnel.sh failed"; }
+grep -qE '^redis +1 +4 ' "$WORK/tunnel.txt" && grep -qE '^redis +2 +8 ' "$WORK/tunnel.txt" ||
+	fail "reproduce-tunnel.sh's table lacks a row: $(cat "$WORK/tunnel.txt")"
+! grep -q 'LOST/DUP/ORDER' "$WORK/tunnel.txt" || fail "reproduce-tunnel.sh lost, duplicated or reordered rows: $(cat "$WORK/tunnel.txt")"
+grep -q "redis.addr=$BENCHTOP_LAB_SERVER:$TUNNEL_REDIS" "$WORK/tunnel/redis-1m-4.log" ||
+	fail "reproduce-tunnel.sh did not run on TUNNEL_REDIS_PORT=$TUNNEL_REDIS"
+left=$( (ip netns list | grep "^$M"; ip -o link show | grep -E "$BR|$V[0-9]") || true)
+[[ -z $left ]] || fail "left behind after reproduce-tunnel.sh: $left"
+say "reproduce-tunnel.sh on Redis $BENCHTOP_LAB_SERVER:$TUNNEL_REDIS, agents on port $TUNNEL_AGENTS:"
+sed 's/^/  /' "$WORK/tunnel.txt"

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -67,11 +68,29 @@ type BatchInserter interface {
 	InsertBatch(ctx context.Context, table string, records []Record) error
 }
 
+// Partitioned is implemented by adapters whose store has partitions of its
+// own that benchtop does not change while a run goes on (a SQL table's hash
+// partitions): Partitions is how many, what the screen and the reports
+// show as the run's partitions. It is read after Preparer's Prepare.
+type Partitioned interface {
+	Partitions() int
+}
+
 // Repartitioner is implemented by adapters that can change their number of
 // partitions (shards) while the workload runs, losing no record.
 type Repartitioner interface {
-	Partitions() int
+	Partitioned
 	SetPartitions(ctx context.Context, n int) error
+}
+
+// Preparer is implemented by adapters whose store is set up for a run
+// before anything is measured: engine.New calls Prepare once, with load
+// true when the run has a load phase (benchtop load, or a run that loads
+// first). A SQL adapter creates its table then when it is absent, and
+// refuses a run phase on a table that is not there. A *ConfigError is bad
+// input (exit status 2): the store as it is cannot serve this run.
+type Preparer interface {
+	Prepare(ctx context.Context, load bool) error
 }
 
 // Describer gives a one-line description of the target for the screen and
@@ -168,12 +187,19 @@ func Kind(err error) string {
 // main prints it as one line and exits with status 2.
 type ConfigError struct {
 	Key     string // property or flag name
-	Value   string // the value given (never a secret)
+	Value   string // the value given; Shown masks it for a secret key
 	Allowed string // what is allowed
 }
 
 func (e *ConfigError) Error() string {
-	return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", e.Key, e.Value, e.Allowed)
+	return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", e.Key, e.Shown(), e.Allowed)
+}
+
+// Shown is the value as messages may quote it: "****" for a key that
+// names a secret (IsSecretKey), the address masked for an address key
+// (MaskURL), else the value.
+func (e *ConfigError) Shown() string {
+	return maskProperty(e.Key, e.Value)
 }
 
 // Properties are the run's properties (YCSB names), read-only for adapters.
@@ -256,6 +282,12 @@ type Driver struct {
 	// properties, any other error for a failure to connect; the error text
 	// must not contain secrets. ctx bounds the time spent connecting.
 	Open func(ctx context.Context, props Properties) (DB, error)
+	// Notes, when set, returns lines about names the adapter accepts but
+	// does not honour as YCSB does (YCSB's db.driver, a JDBC fetch size),
+	// each a whole line such as "warning: jdbc.fetchsize=10 has no effect
+	// (...)": CheckUnknown adds them for the selected adapter, so that no
+	// YCSB name is dropped without a word.
+	Notes func(props Properties) []string
 	// Fleet, when set, returns properties that a fleet's coordinator sets
 	// once, for every agent alike, before the run is validated: names that
 	// the agents must share and that none of them may pick alone (Kafka's
@@ -282,7 +314,8 @@ func (d Driver) Unknown(props map[string]string) ([]string, error) {
 // a driver's Prefixes that the driver does not read (sorted, each once),
 // or, for the driver named selected when it has StrictKeys, the
 // *ConfigError for the first such name. A strict driver that is not the
-// selected one only warns: its names do not change this run.
+// selected one only warns: its names do not change this run. The selected
+// driver's Notes follow the warnings.
 func CheckUnknown(props map[string]string, selected string) ([]string, error) {
 	seen := map[string]bool{}
 	var warns []string
@@ -303,6 +336,9 @@ func CheckUnknown(props map[string]string, selected string) ([]string, error) {
 		}
 	}
 	sort.Strings(warns)
+	if d, ok := Lookup(selected); ok && d.Notes != nil {
+		warns = append(warns, d.Notes(props)...)
+	}
 	return warns, nil
 }
 
@@ -365,11 +401,26 @@ func Open(ctx context.Context, name string, props Properties) (DB, error) {
 
 // MaskURL returns s with any password (user:password@) replaced by ****,
 // and with the values of query parameters that look like secrets masked
-// too. Strings that are not URLs are returned unchanged.
+// too. A JDBC URL (jdbc:postgresql://..., jdbc:mysql://...) is masked as
+// the URL after "jdbc:"; a string that is not a URL is masked loosely: its
+// "user:password@" (a Go MySQL DSN such as user:pw@tcp(host:3306)/db) and
+// any password=value keyword (a libpq connection string). Several URLs
+// separated by ';' (YCSB's JDBC shards) are masked each.
 func MaskURL(s string) string {
+	if strings.Count(s, "://") > 1 && strings.Contains(s, ";") {
+		// YCSB's JDBC shards: several URLs separated by ';'.
+		parts := strings.Split(s, ";")
+		for i, p := range parts {
+			parts[i] = MaskURL(p)
+		}
+		return strings.Join(parts, ";")
+	}
+	if len(s) > 5 && strings.EqualFold(s[:5], "jdbc:") {
+		return s[:5] + MaskURL(s[5:])
+	}
 	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" {
-		return maskUserinfoLoose(s)
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
+		return maskKeywordPassword(maskUserinfoLoose(s))
 	}
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
@@ -391,6 +442,15 @@ func MaskURL(s string) string {
 		}
 	}
 	return strings.Replace(u.String(), "%2A%2A%2A%2A", "****", -1)
+}
+
+// keywordPassword is a password=value pair of a libpq keyword/value
+// connection string (the value bare or single-quoted).
+var keywordPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s]+)`)
+
+// maskKeywordPassword masks the value of every password=value keyword.
+func maskKeywordPassword(s string) string {
+	return keywordPassword.ReplaceAllString(s, "${1}****")
 }
 
 // maskUserinfoLoose masks "user:pass@" in strings url.Parse rejects.

@@ -10,8 +10,10 @@ import (
 	_ "benchtop/adapters/influx"
 	_ "benchtop/adapters/memory"
 	_ "benchtop/adapters/mongodb"
+	_ "benchtop/adapters/mysql"
 	_ "benchtop/adapters/nats"
 	_ "benchtop/adapters/null"
+	_ "benchtop/adapters/postgres"
 	_ "benchtop/adapters/redis"
 	_ "benchtop/engine/stream"
 	_ "benchtop/engine/timeseries"
@@ -48,6 +50,14 @@ func TestUnknownKeysEveryAdapterAndWorkload(t *testing.T) {
 				`warning: unknown property "mongodb.uri" ignored (did you mean mongodb.url?)`,
 				`warning: unknown property "mongodb.writeconcern" ignored (did you mean mongodb.writeConcern?)`,
 			}},
+		{adapter: "postgres", props: map[string]string{"db.ur": "postgres://h/db", "db.password": "x", "jdbc.autocomit": "false", "db.url": "postgres://h/db"},
+			want: []string{
+				`warning: unknown property "db.password" ignored (did you mean db.passwd?)`,
+				`warning: unknown property "db.ur" ignored (did you mean db.url?)`,
+				`warning: unknown property "jdbc.autocomit" ignored (did you mean jdbc.autocommit?)`,
+			}},
+		{adapter: "mysql", props: map[string]string{"db.url": "jdbc:mysql://h/db", "db.user": "u", "db.passwd": "p", "db.driver": "com.mysql.jdbc.Driver",
+			"db.batchsize": "100", "jdbc.fetchsize": "10", "jdbc.autocommit": "true", "jdbc.batchupdateapi": "true"}},
 		{workload: "stream", props: map[string]string{"stream.bogus": "1", "stream.batchsise": "5", "stream.linger": "5ms"},
 			want: []string{
 				`warning: unknown property "stream.batchsise" ignored (did you mean stream.batchsize?)`,
@@ -83,6 +93,25 @@ func TestUnknownKeysEveryAdapterAndWorkload(t *testing.T) {
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s%s %v:\n got %q\nwant %q", c.adapter, c.workload, c.props, got, c.want)
 		}
+	}
+}
+
+// The selected SQL adapter's notes about YCSB names it accepts but does
+// not honour follow the warnings; another adapter selected, none.
+func TestCheckUnknownNotes(t *testing.T) {
+	props := map[string]string{"db.url": "postgres://h/db", "db.driver": "org.postgresql.Driver", "jdbc.fetchsize": "10",
+		"db.batchsize": "50", "jdbc.autocommit": "true"}
+	warns, err := adapters.CheckUnknown(props, "postgres")
+	want := []string{
+		"note: db.driver=org.postgresql.Driver is accepted and ignored: benchtop talks to the server through pgx (github.com/jackc/pgx/v5), built in",
+		"warning: jdbc.fetchsize=10 has no effect: a scan reads the rows its LIMIT bounds as the server sends them, in one round trip",
+		"warning: db.batchsize=50 has no effect with jdbc.autocommit=true and jdbc.batchupdateapi=false, as in YCSB: set jdbc.batchupdateapi=true to send the load's inserts in batches",
+	}
+	if err != nil || !reflect.DeepEqual(warns, want) {
+		t.Errorf("selected postgres:\n got %q\nwant %q (%v)", warns, want, err)
+	}
+	if warns, _ := adapters.CheckUnknown(props, "redis"); len(warns) != 0 {
+		t.Errorf("selected redis: %q, want no note about the SQL adapters' names", warns)
 	}
 }
 

@@ -53,3 +53,27 @@ func TestMaskSecretsInAndURI(t *testing.T) {
 		t.Errorf("a uri keeps its password: %q", got)
 	}
 }
+
+// The SQL adapters' address forms lose their passwords: a URL, a JDBC URL
+// (password in the user info or in the query), a Go MySQL DSN and a libpq
+// keyword/value string; db.passwd is a secret by its name.
+func TestMaskSQLAddresses(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:s3cret@127.0.0.1:5432/db":                 "postgres://u:****@127.0.0.1:5432/db",
+		"jdbc:postgresql://127.0.0.1/db?user=u&password=s3cret": "jdbc:postgresql://127.0.0.1/db?password=****&user=u",
+		"jdbc:mysql://u:s3cret@h:3306/db":                       "jdbc:mysql://u:****@h:3306/db",
+		"u:s3cret@tcp(127.0.0.1:3306)/db?parseTime=true":        "u:****@tcp(127.0.0.1:3306)/db?parseTime=true",
+		"u:s3cret@/db":                     "u:****@/db",
+		"root@tcp(127.0.0.1:3306)/db":      "root@tcp(127.0.0.1:3306)/db",
+		"host=h password=s3cret user=u":    "host=h password=**** user=u",
+		"host=h password='s3 cret' user=u": "host=h password=**** user=u",
+		"mysql://u:s3cret@h/db":            "mysql://u:****@h/db",
+	} {
+		if got := MaskURL(in); got != want {
+			t.Errorf("MaskURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := MaskProperties(map[string]string{"db.passwd": "s3cret"})["db.passwd"]; got != "****" {
+		t.Errorf("db.passwd is shown as %q", got)
+	}
+}

@@ -91,6 +91,50 @@ type SharedStream interface {
 	WaitConsumed(ctx context.Context) error
 }
 
+// PositionedReader is implemented by StreamReaders whose rows have a
+// position in their partition (a Kafka offset). A shared stream's
+// workload records the positions it delivered, so that a row delivered
+// twice from one position (at-least-once: again after a rebalance) is told
+// apart from a row the log holds twice, and so that it knows whether its
+// readers delivered every row the stream holds (GroupStream.Spans).
+type PositionedReader interface {
+	StreamReader
+	// Positions returns the positions of the rows the last Read returned,
+	// one per row, in order; valid until the next Read.
+	Positions() []int64
+}
+
+// Span is the positions a partition holds: From is its first row's
+// (rows before it were removed or expired), End the one after its last.
+type Span struct {
+	Partition int
+	From, End int64
+}
+
+// GroupStream is implemented by SharedStreams read by a group that
+// another member can change (a Kafka topic of a consumer group).
+type GroupStream interface {
+	SharedStream
+	// Grown delivers the stream's partition count each time the stream
+	// is seen to have more partitions than this process made (another
+	// member grew it). The stream workload follows: EnsurePartitions,
+	// readers for the new partitions, its producers switched.
+	Grown() <-chan int
+	// Spans returns every partition's span now (a topic's log start and
+	// end offsets): with the positions its readers delivered, the
+	// workload tells whether it delivered every row the stream holds.
+	Spans(ctx context.Context) ([]Span, error)
+	// WaitAssigned returns once the group has given each of partitions
+	// 0 to n-1 to a member (after a growth: the group's rebalance), or
+	// when ctx ends.
+	WaitAssigned(ctx context.Context, n int) error
+	// Lag is the group's lag per partition as last measured (about once a
+	// second): rows in the stream beyond what the group has delivered
+	// (for Kafka the end offset less the committed offset); nil before the
+	// first measure. One process cannot tell it from its own deliveries.
+	Lag() []int64
+}
+
 // StreamOnly is embedded by the adapters that carry the stream workload
 // only (NATS, Kafka): their key-value operations fail with Err.
 type StreamOnly struct{ Err error }

@@ -167,6 +167,7 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 		paused: a.ctl.Paused, rate: snap.Total.Interval.Rate, target: a.ctl.Target,
 		maxLag: a.interval.MaxLag, host: hs, threads: a.ctl.Threads,
 		ops: snap.Total.Interval.Count, errors: snap.Total.Interval.Errors,
+		mean: snap.Total.Interval.Mean,
 	}), ws.Warnings...)
 	if a.units != nil {
 		a.units.add(ivlStart.Sub(c.PhaseStart), a.interval)

@@ -168,11 +168,13 @@ func (r *Runner) SetPartitions(n int) error {
 	}
 	from := r.wantParts
 	r.wantParts = n
+	asked := time.Now()
 	r.mu.Unlock()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		err := rp.SetPartitions(ctx, n)
+		took := time.Since(asked)
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if err != nil {
@@ -183,11 +185,51 @@ func (r *Runner) SetPartitions(n int) error {
 			r.note(r.event("error", "", "", fmt.Sprintf("partitions %d→%d failed: %v", from, n, err)))
 			return
 		}
+		if r.ctl.Partitions == n {
+			return // followed already (followPartitions): one event
+		}
 		ctl := r.ctl
 		ctl.Partitions = n
-		r.change(ctl, r.event("partitions", fmt.Sprint(from), fmt.Sprint(n), fmt.Sprintf("partitions %d→%d", from, n)))
+		text := fmt.Sprintf("partitions %d→%d", from, n)
+		if took >= lateChange {
+			// Said, so that the segment's start is not read as the ask's.
+			text += fmt.Sprintf(" (asked at %s; the change took %s)", asked.Sub(r.start).Round(100*time.Millisecond), took.Round(100*time.Millisecond))
+		}
+		r.change(ctl, r.event("partitions", fmt.Sprint(from), fmt.Sprint(n), text))
 	}()
 	return nil
+}
+
+// lateChange is how long a partition change may take before its event
+// says when it was asked.
+const lateChange = time.Second
+
+// followPartitions records a partition change the workload made on its
+// own (workload.PartitionWatcher: another process grew a shared stream).
+func (r *Runner) followPartitions(_, to int, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if to == r.ctl.Partitions {
+		return
+	}
+	from := r.ctl.Partitions
+	r.wantParts = to
+	ctl := r.ctl
+	ctl.Partitions = to
+	text := fmt.Sprintf("partitions %d→%d", from, to)
+	if why != "" {
+		text += " (" + why + ")"
+	}
+	r.change(ctl, r.event("partitions", fmt.Sprint(from), fmt.Sprint(to), text))
+}
+
+// partitionsLater records that a partition change took effect later than
+// it was made (workload.PartitionWatcher): an event of kind "rebalance"
+// whose To is the partition count.
+func (r *Runner) partitionsLater(partitions int, what string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.note(r.event("rebalance", "", fmt.Sprint(partitions), what))
 }
 
 // Pause holds all workers after their current operation.

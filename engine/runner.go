@@ -69,8 +69,12 @@ type Runner struct {
 	interrupted atomic.Bool
 }
 
-// New prepares a run: it builds the workload on the adapter but sends it
-// nothing yet.
+// prepareTimeout bounds an adapter's Prepare (a table's creation).
+const prepareTimeout = time.Minute
+
+// New prepares a run: it builds the workload on the adapter, and lets an
+// adapter that implements adapters.Preparer set its store up for the
+// run's first phase, but sends the workload's operations nothing yet.
 func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 	f, ok := workload.Lookup(cfg.Workload)
 	if !ok {
@@ -105,6 +109,9 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 	}
 	if _, ok := wl.(workload.Partitioned); ok {
 		r.info.CanRepartition = true
+		if pw, ok := wl.(workload.PartitionWatcher); ok {
+			pw.WatchPartitions(r.followPartitions, r.partitionsLater)
+		}
 	} else if rp, ok := db.(adapters.Repartitioner); ok {
 		r.ctl.Partitions = rp.Partitions()
 		r.info.CanRepartition = true
@@ -113,6 +120,24 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 	// A run against a store that starts empty (in-process) loads first.
 	_, loads := wl.(workload.Loader)
 	r.loadFirst = cfg.Command == "run" && loads && (adapters.CapabilitiesOf(db).StartsEmpty || cfg.LoadBeforeRun)
+	// An adapter that sets its store up (a SQL table) does it now, before
+	// anything is measured: created for a load, checked for a run.
+	if p, ok := db.(adapters.Preparer); ok {
+		pctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
+		err := p.Prepare(pctx, r.phases()[0] == PhaseLoad)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+	}
+	// A store's own partitions, fixed for the run (a table's), are the
+	// run's partitions as the screen and reports show them.
+	if _, ok := db.(adapters.Repartitioner); !ok && !r.info.CanRepartition {
+		if p, ok := db.(adapters.Partitioned); ok && p.Partitions() > 0 {
+			r.ctl.Partitions = p.Partitions()
+			r.wantParts = r.ctl.Partitions
+		}
+	}
 	if r.opts.StopGrace == 0 {
 		r.opts.StopGrace = 2 * time.Second
 	}
@@ -259,7 +284,11 @@ func startWorkload(ctx context.Context, wl workload.Workload, name Phase, partit
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			bound := 30 * time.Second
+			if d, ok := wl.(workload.Drainer); ok && d.DrainTime() > 0 {
+				bound = d.DrainTime()
+			}
+			sctx, cancel := context.WithTimeout(context.Background(), bound)
 			defer cancel()
 			_ = st.Stop(sctx)
 		})

@@ -378,7 +378,7 @@ func TestClientBottleneckWarning(t *testing.T) {
 	found := false
 	for _, s := range *snaps {
 		for _, w := range s.Warnings {
-			if strings.HasPrefix(w, "client bottleneck: ") && strings.Contains(w, "of 1000 target ops/s for ") {
+			if strings.HasPrefix(w, "target not met: ") && strings.Contains(w, "of 1000 target ops/s for ") {
 				found = true
 			}
 		}

@@ -31,6 +31,13 @@ type AgentConfig struct {
 	// Once ends ServeListener after the first session that ran (a
 	// Kubernetes Job's pod completes).
 	Once bool
+	// AuthTimeout is how long a connection to ServeListener has to finish
+	// its TLS handshake and prove the token (DefaultAuthTimeout when 0).
+	AuthTimeout time.Duration
+	// MaxUnauthenticated is how many connections may wait to
+	// authenticate at once; at the bound the oldest is closed
+	// (DefaultMaxUnauthenticated when 0).
+	MaxUnauthenticated int
 }
 
 func (c *AgentConfig) logf(format string, a ...any) {
@@ -53,22 +60,47 @@ type session struct {
 	out     chan outMsg       // to the coordinator, in order
 	dropped int               // messages lost to a full queue (sampler goroutine only)
 	phases  int               // phases started (sampler goroutine only)
+	hooks   sessionHooks
+	release func() // frees the agent for another coordinator
+}
+
+// sessionHooks are what a listener learns of a session's handshake (the
+// zero value for stdio, where ssh authenticated the peer).
+type sessionHooks struct {
+	// authenticated is called once the coordinator has proved the token:
+	// it claims the agent (release frees it) or says it is busy.
+	authenticated func() (release func(), err error)
+	// failed is told why a handshake failed before authentication, in
+	// place of the session's own log line.
+	failed func(err error)
+}
+
+// errHandshake marks an error of the handshake, or a refusal, already
+// told of.
+var errHandshake = errors.New("handshake")
+
+// handshakeError is a handshake's failure: the cause, marked.
+type handshakeError struct{ err error }
+
+func (e *handshakeError) Error() string { return e.err.Error() }
+func (e *handshakeError) Unwrap() []error {
+	return []error{e.err, errHandshake}
 }
 
 // Serve runs one session on conn: the handshake, then at most one run.
 // It returns when the run is over or the peer leaves; a refused peer is
 // logged and its error returned.
 func Serve(ctx context.Context, conn *Conn, peer string, cfg AgentConfig) error {
-	_, err := serve(ctx, conn, peer, cfg)
+	_, err := serve(ctx, conn, peer, cfg, sessionHooks{})
 	return err
 }
 
 // serve is Serve that also tells whether a run started.
-func serve(ctx context.Context, conn *Conn, peer string, cfg AgentConfig) (ran bool, err error) {
-	s := &session{cfg: &cfg, conn: conn, peer: peer, host: host.NewSampler()}
+func serve(ctx context.Context, conn *Conn, peer string, cfg AgentConfig, hooks sessionHooks) (ran bool, err error) {
+	s := &session{cfg: &cfg, conn: conn, peer: peer, host: host.NewSampler(), hooks: hooks}
 	defer s.close()
 	if err := s.handshake(); err != nil {
-		return false, err
+		return false, &handshakeError{err}
 	}
 	err = s.loop(ctx)
 	return s.started, err
@@ -78,14 +110,22 @@ func (s *session) close() {
 	if s.db != nil {
 		_ = s.db.Close()
 	}
+	if s.release != nil {
+		s.release()
+	}
 }
 
 // refuse tells the peer why, logs it, and returns it as an error.
 func (s *session) refuse(format string, a ...any) error {
-	reason := adapters.MaskSecretsIn(fmt.Sprintf(format, a...), s.props)
-	_ = s.conn.Send(TypeRefuse, Refuse{Reason: reason})
-	s.cfg.logf("refused coordinator %s: %s", s.peer, reason)
-	return errors.New(reason)
+	return s.refuseWith(Refuse{Reason: fmt.Sprintf(format, a...)})
+}
+
+// refuseWith is refuse with the whole message.
+func (s *session) refuseWith(r Refuse) error {
+	r.Reason = adapters.MaskSecretsIn(r.Reason, s.props)
+	_ = s.conn.Send(TypeRefuse, r)
+	s.cfg.logf("refused coordinator %s: %s", s.peer, r.Reason)
+	return &handshakeError{errors.New(r.Reason)} // told of: not logged again
 }
 
 func (s *session) handshake() error {
@@ -101,11 +141,15 @@ func (s *session) handshake() error {
 	var a Auth
 	if err := s.conn.Expect(TypeAuth, &a); err != nil {
 		var re *RefusedError
-		if errors.As(err, &re) {
+		switch {
+		case errors.As(err, &re):
 			s.cfg.logf("coordinator %s: %s", s.peer, re.Reason)
-			return err
+		case s.hooks.failed != nil:
+			s.hooks.failed(err)
+		case !errors.Is(err, io.EOF):
+			// A peer that connects and closes is no error.
+			s.cfg.logf("coordinator %s: no valid hello: %v", s.peer, err)
 		}
-		s.cfg.logf("coordinator %s: no valid hello: %v", s.peer, err)
 		return err
 	}
 	if a.Protocol != Protocol {
@@ -118,6 +162,20 @@ func (s *session) handshake() error {
 	}
 	if s.cfg.CheckToken && !checkMAC(s.cfg.Token, "coordinator", an, a.Nonce, a.MAC) {
 		return s.refuse("wrong token")
+	}
+	if s.hooks.authenticated != nil {
+		// Only now may the peer claim this agent, or learn it is busy.
+		release, err := s.hooks.authenticated()
+		var be *busyError
+		if errors.As(err, &be) {
+			_ = s.conn.Send(TypeRefuse, Refuse{Reason: be.Error()})
+			s.cfg.logf("refused coordinator %s: busy with %s", s.peer, be.with)
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		s.release = release
 	}
 	if err := s.conn.Send(TypeWelcome, Welcome{MAC: mac(s.cfg.Token, "agent", an, a.Nonce)}); err != nil {
 		return err
@@ -182,7 +240,7 @@ func (s *session) loop(ctx context.Context) error {
 func (s *session) describe(err error) string {
 	var ce *adapters.ConfigError
 	if errors.As(err, &ce) {
-		return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", ce.Key, ce.Value, ce.Allowed)
+		return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", ce.Key, ce.Shown(), ce.Allowed)
 	}
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
@@ -206,6 +264,12 @@ func (s *session) prepare(ctx context.Context) error {
 	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	db, err := adapters.Open(octx, sp.Adapter, adapters.Properties(sp.Props))
 	cancel()
+	var ce *adapters.ConfigError
+	if errors.As(err, &ce) {
+		// Bad input on this agent (its memory store's load does not fit
+		// in its memory...): the coordinator exits 2, as a process would.
+		return s.refuseWith(Refuse{Reason: fmt.Sprintf("%s: %s", sp.Adapter, s.describe(err)), BadInput: true})
+	}
 	if err != nil {
 		return s.refuse("%s: cannot open: %s", sp.Adapter, s.describe(err))
 	}
@@ -438,7 +502,8 @@ func (s *session) done(results []*engine.PhaseResult, runErr error) Done {
 		if res.Closing != nil {
 			d.Problems = append(d.Problems, res.Closing.Problems...)
 			if s, ok := res.Closing.JSON.(*stream.Summary); ok && s.Ledger != nil {
-				d.Rows = s.Ledger
+				// The ledger goes once, as Rows, not in the summary too.
+				d.Rows, s.Ledger = s.Ledger, nil
 			}
 		}
 	}

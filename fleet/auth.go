@@ -9,6 +9,8 @@ import (
 	"net"
 	"os"
 	"strings"
+
+	"benchtop/internal/keyfile"
 )
 
 // TokenEnv is the environment variable that may hold the shared token.
@@ -23,6 +25,9 @@ const MinTokenLen = 16
 func LoadToken(file string) (string, error) {
 	var tok, from string
 	if file != "" {
+		if err := keyfile.Secret("--token-file", file); err != nil {
+			return "", err
+		}
 		b, err := os.ReadFile(file)
 		if err != nil {
 			var pe *os.PathError

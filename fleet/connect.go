@@ -22,24 +22,68 @@ type Endpoint struct {
 	// Open returns the stream to the agent (a TCP or TLS connection, an
 	// ssh process's pipes).
 	Open func(ctx context.Context) (io.ReadWriteCloser, error)
+	// Silent, when set, is asked why an agent has sent no hello after
+	// helloWait: an error (the agent speaks TLS) ends the wait.
+	Silent func(ctx context.Context) error
 }
 
-// TCPEndpoint dials addr, with TLS when tlsCfg is set.
+// helloWait is how long an agent may take to send its hello before the
+// coordinator looks for why (a TLS agent waits for a TLS client).
+const helloWait = 2 * time.Second
+
+// TCPEndpoint dials addr, with TLS when tlsCfg is set. Without TLS an
+// agent that says nothing is probed for TLS; with TLS an agent that
+// answers in plain text is told of as such.
 func TCPEndpoint(name, addr string, tlsCfg *tls.Config) Endpoint {
-	return Endpoint{Name: name, Open: func(ctx context.Context) (io.ReadWriteCloser, error) {
-		d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 5 * time.Second}
-		if tlsCfg != nil {
-			c := tlsCfg.Clone()
-			if c.ServerName == "" {
-				if h, _, err := net.SplitHostPort(addr); err == nil {
-					c.ServerName = h
-				}
+	dialer := func() *net.Dialer { return &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 5 * time.Second} }
+	serverName := func(c *tls.Config) *tls.Config {
+		c = c.Clone()
+		if c.ServerName == "" {
+			if h, _, err := net.SplitHostPort(addr); err == nil {
+				c.ServerName = h
 			}
-			td := &tls.Dialer{NetDialer: d, Config: c}
-			return td.DialContext(ctx, "tcp", addr)
 		}
-		return d.DialContext(ctx, "tcp", addr)
-	}}
+		return c
+	}
+	if tlsCfg != nil {
+		return Endpoint{Name: name, Open: func(ctx context.Context) (io.ReadWriteCloser, error) {
+			td := &tls.Dialer{NetDialer: dialer(), Config: serverName(tlsCfg)}
+			c, err := td.DialContext(ctx, "tcp", addr)
+			var rh tls.RecordHeaderError
+			if errors.As(err, &rh) {
+				return nil, fmt.Errorf("%s does not speak TLS (a plain benchtop agent?): drop --tls-ca, or start the agent with --tls-cert and --tls-key", addr)
+			}
+			return c, err
+		}}
+	}
+	return Endpoint{Name: name,
+		Open: func(ctx context.Context) (io.ReadWriteCloser, error) {
+			return dialer().DialContext(ctx, "tcp", addr)
+		},
+		Silent: func(ctx context.Context) error {
+			if speaksTLS(ctx, addr, serverName(&tls.Config{})) {
+				return fmt.Errorf("%s speaks TLS: give --tls-ca FILE, the CA that signed the agent's certificate", addr)
+			}
+			return nil
+		},
+	}
+}
+
+// speaksTLS dials addr once more and tells whether a TLS handshake
+// succeeds there; nothing is sent after it (the agent sees a probe).
+func speaksTLS(ctx context.Context, addr string, c *tls.Config) bool {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	// Only whether the peer speaks TLS is asked: its certificate is not
+	// trusted, and the connection is closed at once.
+	c.InsecureSkipVerify = true
+	td := &tls.Dialer{NetDialer: &net.Dialer{}, Config: c}
+	conn, err := td.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
 }
 
 // Names gives agents of addresses the shortest unique names: the host
@@ -196,7 +240,7 @@ func (c *Coordinator) connect(ctx context.Context, ep Endpoint, i int, hash stri
 	timer := time.AfterFunc(2*time.Minute, func() { rw.Close() })
 	defer timer.Stop()
 
-	if err := conn.Expect(TypeHello, &a.hello); err != nil {
+	if err := c.expectHello(ctx, ep, rw, conn, &a.hello); err != nil {
 		return fail(err)
 	}
 	if a.hello.Protocol != Protocol {
@@ -239,6 +283,31 @@ func (c *Coordinator) connect(ctx context.Context, ep Endpoint, i int, hash stri
 		return fail(err)
 	}
 	return a, nil
+}
+
+// expectHello reads the agent's hello; an agent that says nothing for
+// helloWait is asked why (ep.Silent), and the answer, if any, is the
+// error.
+func (c *Coordinator) expectHello(ctx context.Context, ep Endpoint, rw io.Closer, conn *Conn, h *Hello) error {
+	if ep.Silent == nil {
+		return conn.Expect(TypeHello, h)
+	}
+	probed := make(chan error, 1)
+	t := time.AfterFunc(helloWait, func() {
+		err := ep.Silent(ctx)
+		probed <- err
+		if err != nil {
+			rw.Close()
+		}
+	})
+	err := conn.Expect(TypeHello, h)
+	if err != nil && !t.Stop() {
+		if why := <-probed; why != nil {
+			return why
+		}
+	}
+	t.Stop()
+	return err
 }
 
 // measureClock sends pings and keeps the offset of the fastest round

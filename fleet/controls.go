@@ -105,6 +105,7 @@ func (c *Coordinator) SetPartitions(n int) error {
 	}
 	c.mu.Lock()
 	live := c.live()
+	c.partsAsked, c.partsAskedN = time.Now(), n
 	c.mu.Unlock()
 	if len(live) == 0 {
 		return errors.New("partitions: no agent is running")
@@ -236,16 +237,55 @@ func (m *merger) observeParts(pm *phaseMerge) {
 	old := m.parts
 	m.c.ctl.Partitions = total
 	ctl := m.c.ctl
+	asked, askedN := m.c.partsAsked, m.c.partsAskedN
 	m.c.mu.Unlock()
 	m.parts = total
+	now := time.Since(m.runStart)
 	text := fmt.Sprintf("partitions %d→%d", old, total)
 	if m.c.divided {
 		text += fmt.Sprintf(" over %d agents", len(m.c.live()))
 	}
-	e := engine.Event{At: time.Since(m.runStart), Kind: "partitions", From: fmt.Sprint(old), To: fmt.Sprint(total), Text: text}
+	if at := asked.Sub(m.runStart); askedN == total && !asked.IsZero() && now-at > m.interval {
+		// Said, so that the segment's start is not read as the ask's.
+		how := "each agent changed its portion"
+		if m.c.sharedPartitions() {
+			how = "the first agent grew the stream, the others followed it"
+		}
+		text += fmt.Sprintf(" (asked at %s; every agent ran them at %s: %s, and agents report once an interval)", round(at), round(now), how)
+	}
+	e := engine.Event{At: now, Kind: "partitions", From: fmt.Sprint(old), To: fmt.Sprint(total), Text: text}
 	pm.asm.Event(e)
 	m.cuts = append(m.cuts, ctlChange{ctl: ctl, event: e, cut: true})
 }
+
+// agentEvents takes the events of an agent's interval: the first word
+// of a consumer group's rebalance after a growth (every agent of a shared
+// stream sends it) becomes an event of the merged run, saying when the
+// partitions asked took effect for the consumers.
+func (m *merger) agentEvents(pm *phaseMerge, evs []engine.Event) {
+	for _, e := range evs {
+		if e.Kind != "rebalance" || e.To == "" || m.rebalanced[e.To] {
+			continue
+		}
+		if m.rebalanced == nil {
+			m.rebalanced = map[string]bool{}
+		}
+		m.rebalanced[e.To] = true
+		now := time.Since(m.runStart)
+		text := fmt.Sprintf("the consumer group gave all %s partitions a consumer at %s", e.To, round(now))
+		m.c.mu.Lock()
+		asked, askedN := m.c.partsAsked, m.c.partsAskedN
+		m.c.mu.Unlock()
+		if !asked.IsZero() && fmt.Sprint(askedN) == e.To {
+			text += fmt.Sprintf(", %s after they were asked", round(now-asked.Sub(m.runStart)))
+		}
+		text += " (a rebalance: until then rows of the new partitions waited for a consumer)"
+		pm.asm.Event(engine.Event{At: now, Kind: "rebalance", To: e.To, Text: text})
+	}
+}
+
+// round is d to a tenth of a second, for events.
+func round(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
 
 // control takes a change made through the Controller.
 func (m *merger) control(ch ctlChange) {

@@ -63,8 +63,13 @@ type Coordinator struct {
 	// (DividesPartitions, as the agents' adapters declared it).
 	divided bool
 
-	mu          sync.Mutex
-	ctl         engine.Controls
+	mu  sync.Mutex
+	ctl engine.Controls
+	// partsAsked is when partitions were last asked of the agents, and
+	// the fleet's count asked (for the change's event: when it took
+	// effect).
+	partsAsked  time.Time
+	partsAskedN int
 	stopped     bool
 	interrupted bool
 	stopOnce    sync.Once
@@ -101,6 +106,9 @@ type agent struct {
 	// finishedAt is when its run's last interval came (its Done may take
 	// a while: the workload's closing check).
 	finishedAt time.Time
+	// merged are its figures as merged into the fleet's, per phase (under
+	// c.mu): a lost agent's report, up to its loss.
+	merged map[engine.Phase]*mergedFigures
 }
 
 // Agent states.
@@ -152,10 +160,14 @@ type AgentReport struct {
 	RTT         float64        `json:"rtt_ms"`
 	Share       Share          `json:"share"`
 	Phases      []PhaseFigures `json:"phases,omitempty"`
-	Error       string         `json:"error,omitempty"`
-	Problems    []string       `json:"problems,omitempty"`
-	Report      string         `json:"report,omitempty"`
-	Summary     any            `json:"summary,omitempty"`
+	// UpToLoss: a lost agent's Phases are what the coordinator merged of
+	// it, up to its loss (its own report never came); they are in the
+	// fleet's merged figures.
+	UpToLoss bool     `json:"up_to_loss,omitempty"`
+	Error    string   `json:"error,omitempty"`
+	Problems []string `json:"problems,omitempty"`
+	Report   string   `json:"report,omitempty"`
+	Summary  any      `json:"summary,omitempty"`
 }
 
 // Agents reports every agent (after Run).
@@ -174,6 +186,8 @@ func (c *Coordinator) Agents() []AgentReport {
 			if len(d.Summary) > 0 {
 				r.Summary = d.Summary
 			}
+		} else if a.state == StateLost {
+			r.Phases, r.UpToLoss = a.mergedPhases(), true
 		}
 		out = append(out, r)
 	}

@@ -21,7 +21,10 @@
 //     same for every binary that resolves the run alike).
 //   - The agent: agent.go (one session: handshake, the run on its own
 //     engine.Runner, its intervals sent, the controls applied); listen.go
-//     (listening on TCP/TLS or stdio); facts.go (what it says of its host).
+//     (listening on TCP/TLS or stdio); gate.go (what idle or hostile
+//     connections cannot do: the authentication deadline, the bound on
+//     those waiting, busy only once a coordinator authenticated); facts.go
+//     (what it says of its host).
 //   - How the work is divided: split.go (each agent's properties: its
 //     share of the operations, the target, the key range and the
 //     partitions); shared.go (a stream whose server divides the

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
+	"time"
 )
 
 // ErrNeedToken refuses a listen address beyond loopback without a token.
@@ -29,69 +29,92 @@ func Listen(addr string, token string, tlsCfg *tls.Config) (net.Listener, error)
 	return ln, nil
 }
 
-// ServeListener serves coordinators from ln, one session at a time (a
-// second coordinator is refused while a run goes on), until ctx is done,
-// or, with cfg.Once, until a session that ran something ends.
+// Defaults of the listener's guard against connections that never
+// authenticate (AgentConfig.AuthTimeout, MaxUnauthenticated).
+const (
+	DefaultAuthTimeout        = 5 * time.Second
+	DefaultMaxUnauthenticated = 64
+)
+
+// ServeListener serves coordinators from ln until ctx is done, or, with
+// cfg.Once, until a session that ran something ends.
+//
+// A connection is nobody's until it authenticates: it must finish the TLS
+// handshake (if any) and prove the token within cfg.AuthTimeout, or it is
+// closed; at most cfg.MaxUnauthenticated wait at once, and at that bound
+// the oldest is closed to make room, so that idle sockets can neither
+// hold the agent nor keep a real coordinator out. The agent is busy only
+// once a coordinator has authenticated: a second authenticated
+// coordinator is refused as busy while a run goes on.
 func ServeListener(ctx context.Context, ln net.Listener, cfg AgentConfig) error {
 	cfg.CheckToken = true
+	if cfg.AuthTimeout <= 0 {
+		cfg.AuthTimeout = DefaultAuthTimeout
+	}
+	if cfg.MaxUnauthenticated <= 0 {
+		cfg.MaxUnauthenticated = DefaultMaxUnauthenticated
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
 		<-ctx.Done()
 		ln.Close()
 	}()
-	var mu sync.Mutex
-	busy := ""
+	g := newGate(cfg.MaxUnauthenticated, &cfg)
+	var backoff time.Duration
 	for {
 		c, err := ln.Accept()
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			// Out of file descriptors and the like: wait and go on, as
+			// net/http's server does, rather than end the agent.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			g.note("accept", fmt.Sprintf("accept: %v (retrying)", err))
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+				return nil
 			}
-			return fmt.Errorf("agent: accept: %w", err)
-		}
-		peer := c.RemoteAddr().String()
-		mu.Lock()
-		if busy != "" {
-			other := busy
-			mu.Unlock()
-			go func() {
-				conn := NewConn(c, c, c)
-				_ = conn.Send(TypeRefuse, Refuse{Reason: busyReason + other})
-				c.Close()
-			}()
-			cfg.logf("refused coordinator %s: busy with %s", peer, other)
 			continue
 		}
-		busy = peer
-		mu.Unlock()
+		backoff = 0
+		p := g.admit(c)
 		go func() {
-			defer func() {
-				c.Close()
-				mu.Lock()
-				busy = ""
-				mu.Unlock()
-			}()
-			if tc, ok := c.(*tls.Conn); ok {
-				if err := tc.HandshakeContext(ctx); err != nil {
-					cfg.logf("coordinator %s: TLS handshake: %v", peer, err)
-					return
-				}
-			}
-			ran, err := serve(ctx, NewConn(c, c, c), peer, cfg)
-			if err != nil && !errors.Is(err, io.EOF) {
-				cfg.logf("session with %s ended: %v", peer, err)
-			}
+			ran := g.serveConn(ctx, p)
 			if ran && cfg.Once {
 				cfg.logf("one run served (--once): exiting")
 				cancel()
 			}
 		}()
 	}
+}
+
+// serveConn is one connection: the TLS handshake and the authentication
+// under the deadline, then the session.
+func (g *gate) serveConn(ctx context.Context, p *pending) (ran bool) {
+	c, peer := p.conn, p.peer
+	defer func() {
+		g.leave(p)
+		c.Close()
+	}()
+	_ = c.SetDeadline(time.Now().Add(g.cfg.AuthTimeout))
+	if tc, ok := c.(*tls.Conn); ok {
+		if err := tc.HandshakeContext(ctx); err != nil {
+			g.handshakeFailed(p, err)
+			return false
+		}
+	}
+	hooks := sessionHooks{
+		authenticated: func() (func(), error) { return g.authenticated(p) },
+		failed:        func(err error) { g.handshakeFailed(p, err) },
+	}
+	ran, err := serve(ctx, NewConn(c, c, c), peer, *g.cfg, hooks)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errHandshake) {
+		g.cfg.logf("session with %s ended: %v", peer, err)
+	}
+	return ran
 }
 
 // ServeStdio serves one coordinator over in and out (an ssh channel); ssh

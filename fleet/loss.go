@@ -127,9 +127,12 @@ func (c *Coordinator) Lost() []string {
 // describeLoss says in a few words why an agent's stream ended.
 func describeLoss(err error) string {
 	var re *RefusedError
+	var pe *ExitError
 	switch {
 	case errors.As(err, &re):
 		return "it refused: " + re.Reason
+	case errors.As(err, &pe) && pe.Status != nil:
+		return "its " + oneLine(pe) // ssh's exit status and message
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "connection closed"
 	case errors.Is(err, syscall.ECONNRESET):

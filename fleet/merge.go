@@ -51,6 +51,11 @@ type merger struct {
 	// The agents' workload figures of the interval being built.
 	views []*workload.View
 	delta map[string]float64
+	// events are the agents' events of the interval being built;
+	// rebalanced the partition counts whose rebalance was told
+	// (agentEvents).
+	events     []engine.Event
+	rebalanced map[string]bool
 }
 
 // interval1 takes one agent's interval: merged now when its number has
@@ -122,6 +127,7 @@ func (m *merger) phaseAt(p engine.Phase, start time.Time) *phaseMerge {
 	pm.asm = engine.NewAssembler(engine.AssemblerConfig{
 		Phase: p, OpNames: names, OpsTotal: total, RunStart: m.runStart, PhaseStart: start,
 		MaxExecutionTime: cfg.MaxExecutionTime, Measurement: cfg.MeasurementIntvl, Percentiles: cfg.Percentiles,
+		Granularity: granularity(cfg),
 	}, ctl, string(p)+" phase")
 	pm.asm.Event(engine.Event{At: start.Sub(m.runStart), Kind: "phase", To: string(p), Text: string(p) + " phase"})
 	m.phases[p] = pm
@@ -166,6 +172,7 @@ func (m *merger) add(a *agent, iv *Interval) {
 		}
 	}
 	m.rowCache.update(a, iv)
+	m.events = append(m.events, iv.Events...)
 	if iv.Workload != nil {
 		m.views = append(m.views, iv.Workload)
 	}
@@ -177,7 +184,9 @@ func (m *merger) add(a *agent, iv *Interval) {
 	}
 	if err := addInterval(&m.sum, iv); err != nil {
 		m.c.lose(a, time.Since(m.runStart), oneLine(err))
+		return
 	}
+	m.account(a, iv)
 }
 
 // publishReady publishes every interval that is complete (or whose wait
@@ -273,8 +282,10 @@ func (m *merger) publish(pm *phaseMerge, k int, final bool) *engine.Snapshot {
 	}
 	pm.lastNow = now
 	m.observeParts(pm)
+	m.agentEvents(pm, m.events)
+	m.events = m.events[:0]
 
-	ws := workload.Sample{Delta: m.delta, View: stream.MergeViews(m.views)}
+	ws := workload.Sample{Delta: m.delta, View: stream.MergeViews(m.views, m.c.sharedPartitions())}
 	m.views, m.delta = m.views[:0], nil
 	snap := pm.asm.Snapshot(now, now.Sub(pm.start), m.fleetHost(), ws, final, false)
 	if final && m.lastPhase() {

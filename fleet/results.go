@@ -64,7 +64,9 @@ func (m *merger) results() []*engine.PhaseResult {
 		if rt == 0 {
 			rt = pm.final.Time.Sub(pm.start)
 		}
-		out = append(out, pm.asm.Result(pm.final, rt, pm.start, interrupted))
+		res := pm.asm.Result(pm.final, rt, pm.start, interrupted)
+		res.Output = m.c.cfg.Config.Output // measurementtype, ... as one process reports
+		out = append(out, res)
 	}
 	if n := len(out); n > 0 {
 		out[n-1].Closing = m.closing()
@@ -90,6 +92,7 @@ func (m *merger) soFar() []*engine.PhaseResult {
 		}
 		res := pm.asm.Result(last, last.Time.Sub(pm.start), pm.start, false)
 		res.Set = pm.asm.Cumulative().Clone()
+		res.Output = m.c.cfg.Config.Output
 		out = append(out, res)
 	}
 	return out
@@ -97,7 +100,9 @@ func (m *merger) soFar() []*engine.PhaseResult {
 
 // closing is the fleet's closing section: the agents' stream summaries
 // added up (produced, consumed, lost, duplicated, out of order), nil when
-// no agent has one. An agent lost sent none: its rows are not counted.
+// no agent has one; on a shared stream the row counts are the merged
+// ledgers' verdict (StreamVerdict). An agent lost sent none: its rows are
+// not counted (a shared stream's verdict then says a ledger is missing).
 func (m *merger) closing() *workload.Final {
 	var parts []*stream.Summary
 	for _, a := range m.c.agents {
@@ -115,6 +120,22 @@ func (m *merger) closing() *workload.Final {
 	if len(parts) == 0 {
 		return nil
 	}
-	f := stream.FinalOf(stream.SumSummaries(parts))
+	shared := m.c.sharedPartitions()
+	sum := stream.SumSummaries(parts, shared)
+	if shared {
+		if v, _, ok := m.c.StreamVerdict(); ok {
+			v.ApplyTo(sum)
+		}
+	}
+	f := stream.FinalOf(sum)
 	return &f
+}
+
+// granularity is the timeseries measurement type's unit for the merged
+// run's Assembler, as a process's own (0 for the other types).
+func granularity(cfg *engine.Config) time.Duration {
+	if cfg.Output.MeasurementType == "timeseries" {
+		return cfg.Output.Granularity
+	}
+	return 0
 }

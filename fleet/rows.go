@@ -1,6 +1,9 @@
 package fleet
 
 import (
+	"slices"
+	"time"
+
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
@@ -60,5 +63,59 @@ func (m *merger) rows() []engine.AgentRow {
 		row.ClockOffset = a.offset
 		out[i] = row
 	}
+	return out
+}
+
+// mergedFigures are one agent's figures of one phase as merged into the
+// fleet's: its operations, errors and the span of its intervals (the
+// coordinator's clock).
+type mergedFigures struct {
+	ops, errs  int64
+	start, end time.Time
+}
+
+// account adds an agent's interval, as it is merged, to its figures.
+// Caller is the merge loop.
+func (m *merger) account(a *agent, iv *Interval) {
+	var errs int64
+	for op := 0; op < measure.NumOps; op++ {
+		for _, n := range iv.Set.Errors[op] {
+			errs += n
+		}
+	}
+	start, end := iv.Start.Add(-a.offset), iv.End.Add(-a.offset)
+	m.c.mu.Lock()
+	defer m.c.mu.Unlock()
+	if a.merged == nil {
+		a.merged = map[engine.Phase]*mergedFigures{}
+	}
+	f := a.merged[iv.Phase]
+	if f == nil {
+		f = &mergedFigures{start: start, end: end}
+		a.merged[iv.Phase] = f
+	}
+	f.ops += iv.Set.Ops
+	f.errs += errs
+	if start.Before(f.start) {
+		f.start = start
+	}
+	if end.After(f.end) {
+		f.end = end
+	}
+}
+
+// mergedPhases are the agent's phases as merged into the fleet's (a lost
+// agent's, up to its loss), in phase order. Caller holds c.mu.
+func (a *agent) mergedPhases() []PhaseFigures {
+	var out []PhaseFigures
+	for p, f := range a.merged {
+		rt := f.end.Sub(f.start)
+		pf := PhaseFigures{Phase: p, RunTime: rt, RunTimeMs: rt.Milliseconds(), Operations: f.ops, Errors: f.errs, Interrupted: true}
+		if rt > 0 {
+			pf.Throughput = float64(f.ops) / rt.Seconds()
+		}
+		out = append(out, pf)
+	}
+	slices.SortFunc(out, func(x, y PhaseFigures) int { return phaseOrder(x.Phase) - phaseOrder(y.Phase) })
 	return out
 }

@@ -3,6 +3,7 @@ package fleet
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -39,16 +40,40 @@ func SSHEndpoint(name, target string, o SSHOptions) Endpoint {
 		if remote == "" {
 			remote = "benchtop"
 		}
+		command := shellQuote(remote) + " agent --stdio"
+		var cleanup func()
 		if o.Copy != "" {
 			p, err := copyBinary(ctx, target, o)
 			if err != nil {
 				return nil, err
 			}
-			remote = p
+			// The copy is this session's: removed when the agent ends,
+			// and again from here if the session had to be cut.
+			q := shellQuote(p)
+			command = q + " agent --stdio; s=$?; rm -f " + q + "; exit $s"
+			cleanup = func() { removeCopy(target, p, o) }
 		}
-		args := sshArgs(o, "-T", "-o", "BatchMode=yes", target, "--", shellQuote(remote), "agent", "--stdio")
-		return startProcess(name, cmdName(o.SSH, "ssh"), args, o.Log)
+		args := sshArgs(o, "-T", "-o", "BatchMode=yes", target, "--", command)
+		rw, err := startProcess(name, cmdName(o.SSH, "ssh"), args, o.Log)
+		if err != nil && cleanup != nil {
+			cleanup()
+		}
+		if err == nil {
+			rw.(*proc).cleanup = cleanup
+		}
+		return rw, err
 	}}
+}
+
+// removeCopy removes a copied binary from a host whose session was cut
+// (its shell could not remove it).
+func removeCopy(target, path string, o SSHOptions) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cmdName(o.SSH, "ssh"), sshArgs(o, "-T", "-o", "BatchMode=yes", target, "--", "rm -f "+shellQuote(path))...)
+	if out, err := cmd.CombinedOutput(); err != nil && o.Log != nil {
+		fmt.Fprintf(o.Log, "--ssh-copy: could not remove %s from %s: %v: %s\n", path, target, err, strings.TrimSpace(string(out)))
+	}
 }
 
 func cmdName(v, def string) string {
@@ -66,10 +91,12 @@ func sshArgs(o SSHOptions, rest ...string) []string {
 	return append(args, rest...)
 }
 
-// copyBinary copies the local binary to a path named by its hash, so that
-// hosts keep one copy per build and a second run copies nothing. It goes
-// through ssh itself (cat into a temporary file, then rename) rather than
-// scp, whose sftp mode needs the server's sftp subsystem.
+// copyBinary copies the local binary to a path of this session's own on
+// the host (named by the build's hash and a random suffix: another
+// session, or another agent on the same host, never removes it from under
+// it), and returns the path. It goes through ssh itself (cat into a
+// temporary file, then rename) rather than scp, whose sftp mode needs the
+// server's sftp subsystem.
 func copyBinary(ctx context.Context, target string, o SSHOptions) (string, error) {
 	f, err := os.Open(o.Copy)
 	if err != nil {
@@ -83,9 +110,11 @@ func copyBinary(ctx context.Context, target string, o SSHOptions) (string, error
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return "", fmt.Errorf("--ssh-copy: %w", err)
 	}
-	remote := "/tmp/benchtop-agent-" + hex.EncodeToString(h.Sum(nil))[:16]
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	remote := "/tmp/benchtop-agent-" + hex.EncodeToString(h.Sum(nil))[:16] + "-" + hex.EncodeToString(rnd[:])
 	q := shellQuote(remote)
-	script := fmt.Sprintf("test -x %[1]s || { umask 077 && cat > %[1]s.part.$$ && chmod 700 %[1]s.part.$$ && mv -f %[1]s.part.$$ %[1]s; }", q)
+	script := fmt.Sprintf("umask 077 && cat > %[1]s.part && chmod 700 %[1]s.part && mv -f %[1]s.part %[1]s", q)
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, cmdName(o.SSH, "ssh"), sshArgs(o, "-T", "-o", "BatchMode=yes", target, "--", script)...)
@@ -105,14 +134,31 @@ func shellQuote(s string) string {
 }
 
 // proc is a child process as a byte stream: its stdout to read, its stdin
-// to write.
+// to write. Its stdout and stderr are pipes of our own (os.Pipe), not
+// exec's: exec closes its pipes when the process exits, which raced with
+// the reads ("read |0: file already closed") and lost ssh's message.
 type proc struct {
+	name string
 	cmd  *exec.Cmd
-	out  io.ReadCloser
+	out  *os.File
 	in   io.WriteCloser
 	once sync.Once
-	wait chan error
+	// exited is closed once the process has exited, exitErr its status;
+	// stderrDone once its stderr was read to the end.
+	exited     chan struct{}
+	exitErr    error
+	stderrDone chan struct{}
+
+	mu   sync.Mutex
+	tail []string // its last stderr lines
+	// cleanup, when set, runs after a Close that had to cut the session
+	// (--ssh-copy's copy removed from here).
+	cleanup func()
 }
+
+// stderrTail is how many of a process's last stderr lines its exit error
+// quotes.
+const stderrTail = 3
 
 // startProcess starts a command whose stdio is the protocol stream;
 // its stderr lines go to log with the agent's name.
@@ -122,49 +168,130 @@ func startProcess(name, command string, args []string, log io.Writer) (io.ReadWr
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	errp, err := cmd.StderrPipe()
+	errR, errW, err := os.Pipe()
 	if err != nil {
+		outR.Close()
+		outW.Close()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	// The child holds the write ends now: ours would keep the pipes open.
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
 		return nil, fmt.Errorf("%s: %w", command, err)
 	}
+	p := &proc{name: command, cmd: cmd, out: outR, in: in, exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	go func() {
-		sc := bufio.NewScanner(errp)
+		defer close(p.stderrDone)
+		defer errR.Close()
+		sc := bufio.NewScanner(errR)
 		for sc.Scan() {
+			line := sc.Text()
 			if log != nil {
-				fmt.Fprintf(log, "[%s] %s\n", name, sc.Text())
+				fmt.Fprintf(log, "[%s] %s\n", name, line)
+			}
+			if line = strings.TrimSpace(line); line != "" {
+				p.mu.Lock()
+				p.tail = append(p.tail, line)
+				if len(p.tail) > stderrTail {
+					p.tail = p.tail[1:]
+				}
+				p.mu.Unlock()
 			}
 		}
 	}()
-	p := &proc{cmd: cmd, out: out, in: in, wait: make(chan error, 1)}
-	go func() { p.wait <- cmd.Wait() }()
+	go func() {
+		p.exitErr = cmd.Wait()
+		close(p.exited)
+	}()
 	return p, nil
 }
 
-func (p *proc) Read(b []byte) (int, error)  { return p.out.Read(b) }
+// ExitError is how a process that carried an agent's stream ended: its
+// exit status and its last stderr lines (ssh's own message: "ssh: Could
+// not resolve hostname vm9: ..."). It is what a read from the stream
+// returns once the process is gone.
+type ExitError struct {
+	Command string
+	Status  error // nil: it exited 0
+	Stderr  string
+}
+
+func (e *ExitError) Error() string {
+	s := e.Command + " ended"
+	if e.Status != nil {
+		s = e.Command + ": " + e.Status.Error()
+	}
+	if e.Stderr != "" {
+		s += ": " + e.Stderr
+	}
+	return s
+}
+
+// Unwrap is io.EOF: the stream ended.
+func (e *ExitError) Unwrap() error { return io.EOF }
+
+// Read reads the agent's stream. When it ends, it waits a little for the
+// process to exit and returns how it ended (an *ExitError) rather than a
+// bare EOF.
+func (p *proc) Read(b []byte) (int, error) {
+	n, err := p.out.Read(b)
+	if err == nil || n > 0 {
+		return n, err
+	}
+	if errors.Is(err, os.ErrClosed) {
+		return 0, io.EOF // our own Close
+	}
+	// Both come at once after an exit; the bounds are for a loaded box.
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+		return 0, err // still running: the stream alone ended
+	}
+	select {
+	case <-p.stderrDone:
+	case <-time.After(5 * time.Second):
+	}
+	p.mu.Lock()
+	tail := strings.Join(p.tail, "; ")
+	p.mu.Unlock()
+	if p.exitErr == nil && tail == "" {
+		return 0, io.EOF
+	}
+	return 0, &ExitError{Command: p.name, Status: p.exitErr, Stderr: tail}
+}
+
 func (p *proc) Write(b []byte) (int, error) { return p.in.Write(b) }
 
 // Close ends the stream: stdin closes (the agent sees EOF and exits); a
 // process that does not exit soon is killed.
 func (p *proc) Close() error {
-	var err error
 	p.once.Do(func() {
 		p.in.Close()
+		cut := false
 		select {
-		case err = <-p.wait:
+		case <-p.exited:
 		case <-time.After(5 * time.Second):
 			_ = p.cmd.Process.Kill()
-			err = <-p.wait
+			<-p.exited
+			cut = true
 		}
+		p.out.Close()
 		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			err = nil // the stream's end, not a failure of Close
+		if errors.As(p.exitErr, &ee) && ee.ExitCode() == 255 {
+			cut = true // ssh's own failure: the remote shell may not have ended
+		}
+		if cut && p.cleanup != nil {
+			p.cleanup()
 		}
 	})
-	return err
+	return nil
 }

@@ -20,8 +20,10 @@ import (
 
 // Protocol is the version of the protocol; both sides must speak the same.
 // 2: agents divide a stream's partitions (Share.Partitions) and send their
-// workload's view and counts (Interval.Workload, Delta).
-const Protocol = 2
+// workload's view and counts (Interval.Workload, Delta). 3: a shared
+// stream's rows name their process's run id and carry wall-clock write
+// times, and ledgers (Done.Rows) the run ids and positions delivered.
+const Protocol = 3
 
 // Frame size limits: what a peer may send before it is authenticated, and
 // after.
@@ -106,6 +108,10 @@ type Welcome struct {
 // Refuse ends a session with one line that says why.
 type Refuse struct {
 	Reason string
+	// BadInput: the run's input is refused on this side (a property its
+	// adapter rejects, a memory store that would not fit): the
+	// coordinator exits as for bad input.
+	BadInput bool `json:",omitempty"`
 }
 
 // Ping and Pong measure the clock offset (NTP-style).
@@ -306,6 +312,10 @@ func (c *Conn) Send(typ string, body any) error {
 	return nil
 }
 
+// ErrTLSRecord is a TLS record read where a frame was expected: the peer
+// speaks TLS and this side does not.
+var ErrTLSRecord = errors.New("fleet: the peer speaks TLS (a TLS record where a frame was expected)")
+
 // ErrFrameTooLarge is a frame over the limit in force.
 var ErrFrameTooLarge = errors.New("fleet: frame over the size limit")
 
@@ -316,6 +326,11 @@ func (c *Conn) Recv() (Envelope, error) {
 		return env, err
 	}
 	n := int(binary.BigEndian.Uint32(c.hdr[:]))
+	if c.hdr[0] == 0x16 && c.hdr[1] == 0x03 && c.hdr[2] <= 0x04 {
+		// A TLS handshake record (type 22, version 3.x) where a frame's
+		// length was expected: the peer speaks TLS.
+		return env, ErrTLSRecord
+	}
 	if n > c.limit {
 		return env, fmt.Errorf("%w (%d bytes, limit %d): not a benchtop peer?", ErrFrameTooLarge, n, c.limit)
 	}
@@ -350,7 +365,10 @@ func splitEnvelope(b []byte) (typ string, body []byte, ok bool) {
 }
 
 // RefusedError is a Refuse received from the peer.
-type RefusedError struct{ Reason string }
+type RefusedError struct {
+	Reason   string
+	BadInput bool
+}
 
 func (e *RefusedError) Error() string { return "refused: " + e.Reason }
 
@@ -368,7 +386,7 @@ func decode(env Envelope, typ string, body any) error {
 	if env.Type == TypeRefuse && typ != TypeRefuse {
 		var r Refuse
 		_ = json.Unmarshal(env.Body, &r)
-		return &RefusedError{Reason: r.Reason}
+		return &RefusedError{Reason: r.Reason, BadInput: r.BadInput}
 	}
 	if env.Type != typ {
 		return fmt.Errorf("fleet: expected a %s message, got %q", typ, env.Type)

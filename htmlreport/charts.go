@@ -124,6 +124,14 @@ func plotOf(c *Chart, titled bool) (*plot.Plot, error) {
 		if !c.Points && xmin >= 0 {
 			p.X.Min = max(0, p.X.Min)
 		}
+		if c.XTime {
+			most := 8
+			if c.Half {
+				most = 5
+			}
+			p.X.Tick.Marker = timeTicker(most)
+			p.X.Label.Text = timeAxisLabel(c.XLabel, p.X.Min, p.X.Max)
+		}
 		if c.Points {
 			if ticks := valueTicks(c.Series); ticks != nil {
 				p.X.Tick.Marker = ticks
@@ -134,8 +142,8 @@ func plotOf(c *Chart, titled bool) (*plot.Plot, error) {
 	for i, s := range c.Series {
 		xys := make(plotter.XYs, 0, len(s.Points))
 		for _, pt := range s.Points {
-			if c.XQuantile && pt.X < 1 {
-				continue
+			if c.XQuantile && pt.X < 1 || !finite(pt.X) || !finite(pt.Y) || c.LogY && pt.Y <= 0 {
+				continue // a log axis has no 0; no value is no point
 			}
 			xys = append(xys, plotter.XY{X: pt.X, Y: pt.Y})
 		}
@@ -199,6 +207,8 @@ func plotOf(c *Chart, titled bool) (*plot.Plot, error) {
 	}
 	return p, nil
 }
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 func addLabel(p *plot.Plot, x, y float64, label string, rot float64, col color.Color) error {
 	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{label}})

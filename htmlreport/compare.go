@@ -28,6 +28,7 @@ func Compare(base, run *Run, baseName, runName string) *Report {
 	r.Throughput = overlay("throughput", "Throughput over time, both runs", "operations/s", base, run, throughputOf)
 	if c := overlay("p99", "p99 latency over time, both runs", "", base, run, p99Of); c != nil {
 		c.YLabel, c.YUS = "p99, all operations", true
+		logLatency(c)
 		r.Latency = []*Chart{c}
 	}
 	r.Segments = compareSegments(base, run)
@@ -149,10 +150,11 @@ func throughputOf(run *Run) []XY {
 // (merged exactly), the CSV, or per segment.
 func p99Of(run *Run) []XY {
 	if len(run.Intervals) > 0 {
+		skip, _ := hdrTails(run.Intervals)
 		merged := map[int64]*Interval{}
 		for i := range run.Intervals {
 			iv := &run.Intervals[i]
-			if iv.Load || iv.Failed || iv.Intended {
+			if iv.Load || iv.Failed || iv.Intended || skip[ivKey{false, ms(iv.EndS)}] {
 				continue
 			}
 			k := int64(math.Round(iv.EndS * 1e3))
@@ -176,9 +178,10 @@ func p99Of(run *Run) []XY {
 		return out
 	}
 	if len(run.Rows) > 0 {
+		skip, _ := rowTails(run.Rows)
 		var out []XY
-		for _, r := range run.Rows {
-			if r.Phase != "load" && r.Ops > 0 {
+		for i, r := range run.Rows {
+			if r.Phase != "load" && r.Ops > 0 && !skip[i] {
 				out = append(out, XY{r.ElapsedS, r.P99US})
 			}
 		}
@@ -199,8 +202,8 @@ func overlay(id, title, ylabel string, base, run *Run, get func(*Run) []XY) *Cha
 	if len(b) == 0 && len(n) == 0 {
 		return nil
 	}
-	return &Chart{ID: "compare-" + id, Title: title, XLabel: "time since each run's start (s)", YLabel: ylabel,
-		Caption: "Dashed: the baseline; solid: the run. Vertical lines are the run's changes and marks.",
+	return &Chart{ID: "compare-" + id, Title: title, XLabel: "time since each run's start (s)", XTime: true, YLabel: ylabel,
+		Caption: "Dashed: the baseline; solid: the run. Vertical lines are the run's changes and marks." + compareTailNote(base, run),
 		Marks:   eventMarks(&run.Summary),
 		Series:  appendSeries(nil, Series{Name: "baseline", Color: colGrey, Dashed: true, Points: b}, Series{Name: "run", Color: colBlue, Points: n})}
 }

@@ -36,6 +36,8 @@ type Run struct {
 	Stream     *stream.Summary
 	Timeseries *timeseries.Result
 	Problems   []string
+	// Agents are a fleet run's client machines (nil: a run of one).
+	Agents []Agent
 	// Rows are the CSV time series, one per interval; nil without one.
 	Rows []Row
 	// Intervals are the HDR log's histograms; nil without a log.
@@ -74,6 +76,7 @@ type jsonDoc struct {
 	Stream     *stream.Summary    `json:"stream"`
 	Timeseries *timeseries.Result `json:"timeseries"`
 	Problems   []string           `json:"problems"`
+	Agents     []Agent            `json:"agents"`
 }
 
 // ReadJSON reads a JSON summary written by --json.
@@ -86,7 +89,7 @@ func ReadJSON(r io.Reader) (*Run, error) {
 	if d.Tool != "benchtop" {
 		return nil, errors.New(`not a benchtop JSON summary (no "tool": "benchtop")`)
 	}
-	return &Run{Summary: d.Summary, Stream: d.Stream, Timeseries: d.Timeseries, Problems: d.Problems}, nil
+	return &Run{Summary: d.Summary, Stream: d.Stream, Timeseries: d.Timeseries, Problems: d.Problems, Agents: d.Agents}, nil
 }
 
 // ReadCSV reads the time series written by --timeseries into run.

@@ -35,6 +35,7 @@ type Report struct {
 	NIC        *Chart
 	Operations *Table
 	Segments   *Table
+	Agents     *Table
 	Sweep      []*Chart
 	Stream     *Table
 	StreamInfo []Fact
@@ -73,7 +74,7 @@ type Table struct {
 	Rows    []TRow
 }
 
-// TRow is one row; Class is best, knee, baseline or "".
+// TRow is one row; Class is best, knee, baseline, total or "".
 type TRow struct {
 	Class string
 	Cells []Cell
@@ -94,6 +95,9 @@ type Chart struct {
 	XLabel, YLabel     string
 	// XQuantile draws x as 1/(1-q) on a log axis labelled in percentiles.
 	XQuantile bool
+	// XTime says x is seconds since a start: ticks at whole steps of
+	// time, read as a clock beyond two minutes (timeaxis.go).
+	XTime bool
 	// LogY draws y on a log axis (a latency spectrum's long tail).
 	LogY bool
 	// Half is drawn two to a row on the page.
@@ -140,6 +144,7 @@ func Build(run *Run) *Report {
 	r.Headline = headline(run)
 	r.Operations = operationsTable(s)
 	r.Segments = segmentsTable(s)
+	r.Agents = agentsTable(run)
 	r.Events = eventsTable(s)
 	r.Properties = propertiesTable(s)
 	r.Throughput = throughputChart(run, &r.Notes)
@@ -231,7 +236,7 @@ func header(runs []*Run) []Fact {
 			}
 			return strings.Join(out, ", ")
 		}},
-		{"Clients", func(s *report.Summary) string { return "1 (this host; no agents)" }},
+		{"Clients", nil}, // clientsText: from the run's agents
 		{"Version", func(s *report.Summary) string {
 			if s.Run == nil {
 				return "—"
@@ -243,6 +248,10 @@ func header(runs []*Run) []Fact {
 	for _, row := range rows {
 		f := Fact{Label: row.label}
 		for _, run := range runs {
+			if row.get == nil {
+				f.Values = append(f.Values, clientsText(run))
+				continue
+			}
 			f.Values = append(f.Values, row.get(&run.Summary))
 		}
 		out = append(out, f)

@@ -33,13 +33,18 @@ func eventMarks(s *report.Summary) []Mark {
 // throughputChart is ops/s over time, from the CSV when given, else from
 // the HDR log's interval counts, else per segment from the JSON.
 func throughputChart(run *Run, notes *[]string) *Chart {
-	c := &Chart{ID: "throughput", Title: "Throughput over time", XLabel: "time since start (s)", YLabel: "operations/s", Marks: eventMarks(&run.Summary)}
+	c := &Chart{ID: "throughput", Title: "Throughput over time", XLabel: "time since start (s)", XTime: true, YLabel: "operations/s", Marks: eventMarks(&run.Summary)}
 	switch {
 	case len(run.Rows) > 0:
 		c.Caption = "Operations per second in each interval (CSV time series); vertical lines are the changes and marks."
+		skip, tails := rowTails(run.Rows)
+		c.Caption += tailNote(tails)
 		var load, main, errs []XY
 		anyErr := false
-		for _, r := range run.Rows {
+		for i, r := range run.Rows {
+			if skip[i] {
+				continue
+			}
 			p := XY{r.ElapsedS, r.OpsPerSec}
 			if r.Phase == "load" {
 				load = append(load, p)
@@ -57,8 +62,13 @@ func throughputChart(run *Run, notes *[]string) *Chart {
 		}
 	case len(run.Intervals) > 0:
 		c.Caption = "Operations per second in each interval, counted from the HDR log's histograms; vertical lines are the changes and marks."
+		skip, tails := hdrTails(run.Intervals)
+		c.Caption += tailNote(tails)
 		var load, main, errs []XY
 		for _, r := range intervalRates(run) {
+			if skip[ivKey{r.load, ms(r.endS)}] {
+				continue
+			}
 			p := XY{r.endS, r.rate}
 			if r.load {
 				load = append(load, p)
@@ -185,10 +195,11 @@ func latencyCharts(run *Run, notes *[]string) []*Chart {
 		color int
 	}{{50, "p50", colGreen}, {95, "p95", colOrange}, {99, "p99", colVermillion}}
 	if len(run.Intervals) > 0 {
+		skip, tails := hdrTails(run.Intervals)
 		var out []*Chart
 		for _, op := range opOrder(run) {
-			c := &Chart{ID: "latency-" + op, Title: op + " latency over time", XLabel: "time since start (s)", Marks: marks,
-				Caption: "Percentiles of each interval from the HDR log; solid: service time, dashed: intended latency (from the scheduled start)."}
+			c := &Chart{ID: "latency-" + op, Title: op + " latency over time", XLabel: "time since start (s)", XTime: true, Marks: marks,
+				Caption: "Percentiles of each interval from the HDR log; solid: service time, dashed: intended latency (from the scheduled start)." + tailNote(notLoad(tails))}
 			for _, intended := range []bool{false, true} {
 				for _, q := range qs {
 					s := Series{Name: q.name, Color: q.color, Dashed: intended}
@@ -196,7 +207,7 @@ func latencyCharts(run *Run, notes *[]string) []*Chart {
 						s.Name = "intended " + q.name
 					}
 					for _, iv := range run.Intervals {
-						if iv.Load || iv.Failed || iv.Op != op || iv.Intended != intended || iv.H.TotalCount() == 0 {
+						if iv.Load || iv.Failed || iv.Op != op || iv.Intended != intended || iv.H.TotalCount() == 0 || skip[ivKey{false, ms(iv.EndS)}] {
 							continue
 						}
 						s.Points = append(s.Points, XY{iv.EndS, float64(iv.H.ValueAtQuantile(q.q)) / 1e3})
@@ -208,29 +219,42 @@ func latencyCharts(run *Run, notes *[]string) []*Chart {
 				continue
 			}
 			c.YLabel, c.YUS = "latency", true
+			logLatency(c)
 			out = append(out, c)
 		}
 		return out
 	}
 	if len(run.Rows) > 0 {
-		c := &Chart{ID: "latency-all", Title: "Latency over time, all operations", XLabel: "time since start (s)", Marks: marks,
-			Caption: "Percentiles of each interval over all operation types (CSV time series; give --hdr-log for one chart per operation)."}
+		skip, tails := rowTails(run.Rows)
+		c := &Chart{ID: "latency-all", Title: "Latency over time, all operations", XLabel: "time since start (s)", XTime: true, Marks: marks,
+			Caption: "Percentiles of each interval over all operation types (CSV time series; give --hdr-log for one chart per operation)." + tailNote(notLoad(tails))}
 		get := []func(Row) float64{func(r Row) float64 { return r.P50US }, func(r Row) float64 { return r.P95US }, func(r Row) float64 { return r.P99US }}
 		for i, q := range qs {
 			s := Series{Name: q.name, Color: q.color}
-			for _, r := range run.Rows {
-				if r.Phase != "load" && r.Ops > 0 {
+			for j, r := range run.Rows {
+				if r.Phase != "load" && r.Ops > 0 && !skip[j] {
 					s.Points = append(s.Points, XY{r.ElapsedS, get[i](r)})
 				}
 			}
 			c.Series = appendSeries(c.Series, s)
 		}
 		c.YLabel, c.YUS = "latency", true
+		logLatency(c)
 		*notes = append(*notes, "Latency over time is for all operations together: no HDR log was given.")
 		return []*Chart{c}
 	}
 	*notes = append(*notes, "No latency over time: give --hdr-log (or --timeseries) with the JSON summary.")
 	return nil
+}
+
+// logLatency draws a latency chart on a log axis where its values span
+// more than a factor of 100: a tail or a spike a hundred times the body
+// would flatten the body on a linear one.
+func logLatency(c *Chart) {
+	if lo := minPositiveY(c.Series); lo > 0 && maxY(c.Series) > 100*lo {
+		c.LogY = true
+		c.YLabel += " (log scale)"
+	}
 }
 
 // spectrumCharts are HdrHistogram's percentile distribution per
@@ -265,11 +289,7 @@ func spectrumCharts(run *Run, notes *[]string) []*Chart {
 				continue
 			}
 			c.YLabel, c.YUS = "latency", true
-			// A tail a hundred times the median would flatten the body.
-			if lo := minPositiveY(c.Series); lo > 0 && maxY(c.Series) > 100*lo {
-				c.LogY = true
-				c.YLabel += " (log scale)"
-			}
+			logLatency(c)
 			out = append(out, c)
 		}
 		return out
@@ -324,11 +344,15 @@ func hostCharts(run *Run, notes *[]string) (cpu, nic *Chart) {
 	if run.Summary.Machine() != nil {
 		cores = run.Summary.Machine().Cores
 	}
-	cpu = &Chart{ID: "cpu", Title: "Client CPU over time", XLabel: "time since start (s)", YLabel: "% of all cores", Marks: marks,
+	skip, tails := rowTails(run.Rows)
+	cpu = &Chart{ID: "cpu", Title: "Client CPU over time", XLabel: "time since start (s)", XTime: true, YLabel: "% of all cores", Marks: marks,
 		Levels:  []Mark{{At: 90, Label: "90 %"}},
-		Caption: "Busy share of all the client's cores, and this benchmark process's share of them."}
+		Caption: "Busy share of all the client's cores, and this benchmark process's share of them." + tailNote(tails)}
 	var all, proc []XY
-	for _, r := range run.Rows {
+	for i, r := range run.Rows {
+		if skip[i] {
+			continue
+		}
 		all = append(all, XY{r.ElapsedS, r.CPU})
 		if cores > 0 {
 			proc = append(proc, XY{r.ElapsedS, procShare(r, cores)})
@@ -336,10 +360,13 @@ func hostCharts(run *Run, notes *[]string) (cpu, nic *Chart) {
 	}
 	cpu.Series = appendSeries(nil, Series{Name: "all processes", Color: colBlue, Points: all}, Series{Name: "benchtop", Color: colOrange, Points: proc})
 
-	nic = &Chart{ID: "nic", Title: "Client network over time", XLabel: "time since start (s)", YLabel: "MB/s", Marks: marks,
-		Caption: "Bytes per second over the interfaces other than loopback."}
+	nic = &Chart{ID: "nic", Title: "Client network over time", XLabel: "time since start (s)", XTime: true, YLabel: "MB/s", Marks: marks,
+		Caption: "Bytes per second over the interfaces other than loopback." + tailNote(tails)}
 	var rx, tx []XY
-	for _, r := range run.Rows {
+	for i, r := range run.Rows {
+		if skip[i] {
+			continue
+		}
 		rx = append(rx, XY{r.ElapsedS, r.RxBps / 1e6})
 		tx = append(tx, XY{r.ElapsedS, r.TxBps / 1e6})
 	}

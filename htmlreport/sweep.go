@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"benchtop/engine/report"
+	"benchtop/engine/stream"
 	"benchtop/engine/units"
 )
 
@@ -118,19 +119,29 @@ func streamSection(r *Report, run *Run) {
 		return
 	}
 	check := "passed: nothing lost, duplicated or out of order"
-	if st.Lost > 0 || st.Duplicated > 0 || st.OutOfOrder > 0 || st.Unknown > 0 || !st.Drained {
+	lost := units.Count(st.Lost)
+	if st.Verdict == stream.VerdictPartial {
+		// Another process of the group holds the rest of the rows.
+		check = "partial: " + units.Count(st.ConsumedElsewhere) + " rows produced here were consumed elsewhere; nothing duplicated or out of order here (benchtop verdict merges the group's summaries)"
+		lost = "— (partial)"
+	}
+	if len(st.Problems()) > 0 || !st.Drained {
 		check = "FAILED"
 	}
 	r.StreamInfo = []Fact{
 		{Label: "Loss check", Values: []string{check}},
 		{Label: "Rows produced / consumed", Values: []string{units.Count(st.Produced) + " / " + units.Count(st.Consumed)}},
-		{Label: "Lost / duplicated / out of order", Values: []string{units.Count(st.Lost) + " / " + units.Count(st.Duplicated) + " / " + units.Count(st.OutOfOrder)}},
+		{Label: "Lost / duplicated / out of order", Values: []string{lost + " / " + units.Count(st.Duplicated) + " / " + units.Count(st.OutOfOrder)}},
 		{Label: "Drained at the end", Values: []string{strconv.FormatBool(st.Drained) + " (" + strconv.FormatInt(st.DrainMS, 10) + " ms)"}},
 		{Label: "Row size / batch", Values: []string{strconv.Itoa(st.RowSize) + " B / " + strconv.Itoa(st.BatchSize)}},
 		{Label: "Stream", Values: []string{orDash(st.Stream)}},
 	}
+	thHead := "threads"
+	if len(st.Scenarios) > 0 && st.Scenarios[0].Agents > 0 {
+		thHead = "agents × threads"
+	}
 	t := &Table{ID: "stream", Caption: "Rows consumed per partitions and producer threads held (stable = median of the intervals; transitions left out)",
-		Columns: []string{"partitions", "threads", "duration", "rows/s stable", "rows/s peak", "ms per 1,000 rows", "MB/s", "e2e p50", "e2e p99", "lag max", "client CPU (cores)", ""}}
+		Columns: []string{"partitions", thHead, "duration", "rows/s stable", "rows/s peak", "ms per 1,000 rows", "MB/s", "e2e p50", "e2e p99", "lag max", "client CPU (cores)", ""}}
 	rows := Series{Name: "rows/s (stable)", Color: colBlue}
 	mb := Series{Name: "MB/s", Color: colGreen}
 	for _, sc := range st.Scenarios {
@@ -140,7 +151,7 @@ func streamSection(r *Report, run *Run) {
 		}
 		t.Rows = append(t.Rows, TRow{Class: class, Cells: []Cell{
 			numCell(strconv.Itoa(sc.Partitions), "partitions", float64(sc.Partitions)),
-			numCell(strconv.Itoa(sc.Threads), "threads", float64(sc.Threads)),
+			numCell(threadsText(sc), "threads", float64(sc.Threads)),
 			numCell(fmtSeconds(sc.DurationS), "duration_s", sc.DurationS),
 			numCell(fmtRate(sc.StableRowsPerSec), "rows_per_sec_stable", sc.StableRowsPerSec),
 			numCell(fmtRate(sc.PeakRowsPerSec), "rows_per_sec_peak", sc.PeakRowsPerSec),
@@ -222,3 +233,12 @@ func timeseriesSection(r *Report, run *Run) {
 }
 
 func sortXY(p []XY) { sort.Slice(p, func(i, j int) bool { return p[i].X < p[j].X }) }
+
+// threadsText is a scenario's producer threads: in a fleet, the agents
+// times the threads per agent, and their product.
+func threadsText(sc stream.Scenario) string {
+	if sc.Agents > 0 {
+		return strconv.Itoa(sc.Agents) + " × " + strconv.Itoa(sc.ThreadsPerAgent) + " = " + strconv.Itoa(sc.Threads)
+	}
+	return strconv.Itoa(sc.Threads)
+}

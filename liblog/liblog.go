@@ -23,10 +23,19 @@ import (
 
 // Sink is where library output goes: a file, or nowhere.
 type Sink struct {
-	mu    sync.Mutex
-	w     io.Writer
-	f     *os.File // the --log file, nil without one
-	lines int
+	mu      sync.Mutex
+	w       io.Writer
+	f       *os.File // the --log file, nil without one
+	lines   int
+	secrets []string // replaced by **** in every line (Mask)
+}
+
+// Mask makes the sink replace each of secrets by **** in what it writes:
+// a library may quote a connection string or a credential.
+func (s *Sink) Mask(secrets []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.secrets = secrets
 }
 
 // Open routes the libraries' logging to path ("" discards it) and
@@ -53,7 +62,15 @@ func (s *Sink) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lines += strings.Count(string(p), "\n")
-	_, err := s.w.Write(p)
+	out := p
+	if len(s.secrets) > 0 {
+		t := string(p)
+		for _, v := range s.secrets {
+			t = strings.ReplaceAll(t, v, "****")
+		}
+		out = []byte(t)
+	}
+	_, err := s.w.Write(out)
 	if err != nil {
 		return 0, err
 	}

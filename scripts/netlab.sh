@@ -10,9 +10,9 @@
 #                                                   # up, run CMD, down (also on Ctrl-C)
 #
 # Machine N is the network namespace benchtop-mN. Its one interface, eth0
-# (10.77.0.(10+N)/24), is a veth pair whose other end, bt-mN, is a port of
-# the bridge benchtop-br0 (10.77.0.1/24) in the root namespace: servers
-# meant for the lab listen on 10.77.0.1 (not on 0.0.0.0), and
+# (10.77.0.(10+N)/24), is a veth pair whose other end, benchtop-vN, is a
+# port of the bridge benchtop-br0 (10.77.0.1/24) in the root namespace:
+# servers meant for the lab listen on 10.77.0.1 (not on 0.0.0.0), and
 # `ip netns exec benchtop-mN CMD` runs a client on machine N. Both ends of
 # every veth pair are shaped with tc (tbf) to RATE, so each machine can
 # send RATE and receive RATE (a full-duplex NIC), whatever its veth says
@@ -35,20 +35,26 @@
 #   BENCHTOP_LAB_SERVER    the root side's address (10.77.0.1)
 #   BENCHTOP_LAB_MACHINES  benchtop-m1,benchtop-m2,...
 #   BENCHTOP_LAB_RATE      RATE as given; BENCHTOP_LAB_NICSPEED: the same for -p host.nicspeed
+#   BENCHTOP_LAB_BRIDGE    the bridge (PREFIXbr0), whose address servers listen on
 #   BENCHTOP_LAB_AGENTS    HOST:PORT,... and BENCHTOP_LAB_TOKEN_FILE (with --agents)
 #
 # Environment: NETLAB_NET (the /24's first three bytes, default 10.77.0),
-# NETLAB_AGENT_PORT (default 7070), BENCHTOP (the binary, default
+# NETLAB_PREFIX (the names' prefix, default benchtop-: namespaces PREFIXmN,
+# bridge PREFIXbr0, veth ends PREFIXvN; 2 to 12 of a-z 0-9 -, ending in
+# -), NETLAB_AGENT_PORT (default 7070), BENCHTOP (the binary, default
 # `benchtop` on PATH, else ./benchtop), NETLAB_STATE (default
-# ${TMPDIR:-/tmp}/benchtop-netlab). Root only: namespaces, veth pairs and
-# qdiscs need CAP_NET_ADMIN.
+# ${TMPDIR:-/tmp}/PREFIXnetlab). Two labs with their own NETLAB_PREFIX and
+# NETLAB_NET live side by side on one host. Root only: namespaces, veth
+# pairs and qdiscs need CAP_NET_ADMIN.
 set -euo pipefail
 
 NET=${NETLAB_NET:-10.77.0}
+PREFIX=${NETLAB_PREFIX:-benchtop-}
 AGENT_PORT=${NETLAB_AGENT_PORT:-7070}
-STATE=${NETLAB_STATE:-${TMPDIR:-/tmp}/benchtop-netlab}
-BRIDGE=benchtop-br0
-NS_PREFIX=benchtop-m
+STATE=${NETLAB_STATE:-${TMPDIR:-/tmp}/${PREFIX}netlab}
+BRIDGE=${PREFIX}br0
+NS_PREFIX=${PREFIX}m
+VETH_PREFIX=${PREFIX}v # the root side of machine N's veth pair: PREFIXvN
 MAX_MACHINES=32
 
 log() { echo "netlab.sh: $*" >&2; }
@@ -62,11 +68,20 @@ usage() {
 }
 
 need_root() {
+	check_names
 	[[ $(id -u) -eq 0 ]] || die "needs root: it creates network namespaces, veth pairs and tc qdiscs (run it with sudo)"
 	command -v ip >/dev/null && command -v tc >/dev/null || die "needs ip and tc (Debian's iproute2 package)"
 	if ! ip netns list >/dev/null 2>&1; then
 		die "cannot use network namespaces here (ip netns list failed: no CAP_NET_ADMIN in this container?)"
 	fi
+}
+
+# check_names refuses a prefix or network that would make bad names or
+# addresses (interface names hold 15 characters: PREFIX + "br0", "v32").
+check_names() {
+	[[ $PREFIX =~ ^[a-z][a-z0-9-]{0,10}-$ ]] || die "NETLAB_PREFIX must be 2 to 12 of a-z, 0-9 and -, starting with a letter and ending in - (default benchtop-), not '$PREFIX'"
+	[[ $NET =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || die "NETLAB_NET must be the first three bytes of a /24, such as 10.77.0, not '$NET'"
+	[[ $AGENT_PORT =~ ^[0-9]+$ ]] && ((AGENT_PORT >= 1 && AGENT_PORT <= 65535)) || die "NETLAB_AGENT_PORT must be a port number, not '$AGENT_PORT'"
 }
 
 server_addr() { echo "$NET.1"; }
@@ -192,13 +207,13 @@ up() {
 		for ((n = 1; n <= K; n++)); do
 			ns=$NS_PREFIX$n
 			ip netns add "$ns"
-			ip link add "bt-m$n" type veth peer name eth0 netns "$ns"
-			ip link set "bt-m$n" master "$BRIDGE" up
+			ip link add "$VETH_PREFIX$n" type veth peer name eth0 netns "$ns"
+			ip link set "$VETH_PREFIX$n" master "$BRIDGE" up
 			ip -n "$ns" link set lo up
 			ip -n "$ns" addr add "$(machine_addr "$n")/24" dev eth0
 			ip -n "$ns" link set eth0 up
-			shape "bt-m$n"      # to the machine (its download)
-			shape eth0 "$ns"    # from the machine (its upload)
+			shape "$VETH_PREFIX$n" # to the machine (its download)
+			shape eth0 "$ns"       # from the machine (its upload)
 		done
 		echo "$K $RATE $NET" >"$STATE/lab"
 		trap - INT TERM
@@ -218,6 +233,7 @@ print_env() {
 	echo "export BENCHTOP_LAB_SERVER=$(server_addr)"
 	echo "export BENCHTOP_LAB_MACHINES=$list"
 	echo "export BENCHTOP_LAB_RATE=$RATE"
+	echo "export BENCHTOP_LAB_BRIDGE=$BRIDGE"
 	echo "export BENCHTOP_LAB_NICSPEED=$RATE"
 	if [[ -n ${AGENTS:-} ]]; then
 		echo "export BENCHTOP_LAB_AGENTS=$AGENTS"
@@ -234,14 +250,14 @@ teardown() {
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
 		# The root side of the veth pair first: the kernel removes it with
 		# the namespace, but only some time after `ip netns del` returns.
-		ip link del "bt-m${ns#"$NS_PREFIX"}" 2>/dev/null || true
+		ip link del "$VETH_PREFIX${ns#"$NS_PREFIX"}" 2>/dev/null || true
 		ip netns del "$ns" 2>/dev/null || true
 	done
 	ip link del "$BRIDGE" 2>/dev/null || true
 	# Wait (5 s at most) until the kernel has let go of every lab link.
 	local i
 	for ((i = 0; i < 50; i++)); do
-		ip -o link show | grep -qE "$BRIDGE|bt-m[0-9]" || break
+		ip -o link show | grep -qE "$BRIDGE|$VETH_PREFIX[0-9]" || break
 		sleep 0.1
 	done
 	rm -f "$STATE/lab"
@@ -268,7 +284,7 @@ status() {
 	for ns in $(machines); do
 		n=${ns#"$NS_PREFIX"}
 		echo "$ns: $(ip -n "$ns" -br -4 addr show dev eth0 2>/dev/null | awk '{print $3}')"
-		echo "  to it:   $(tc qdisc show dev "bt-m$n" 2>/dev/null | head -n 1)"
+		echo "  to it:   $(tc qdisc show dev "$VETH_PREFIX$n" 2>/dev/null | head -n 1)"
 		echo "  from it: $(ip netns exec "$ns" tc qdisc show dev eth0 2>/dev/null | head -n 1)"
 		if pid=$(agent_pid "$n"); then
 			echo "  agent:   pid $pid on $(machine_addr "$n"):$AGENT_PORT"

@@ -37,9 +37,17 @@
 #
 # Environment: TUNNEL_RATE (100mbit), TUNNEL_STEP (seconds per scenario,
 # 12), TUNNEL_SERVERS ("redis kafka"), TUNNEL_THREADS (producer threads per
-# machine, 4), BENCHTOP (the binary; default: built from this checkout),
-# TUNNEL_OUT (where the JSON and logs stay; default a temporary folder,
-# removed). Ports: Redis 7079, Kafka 9192 (controller 9193), agents 7170.
+# machine, 4), TUNNEL_PARTITIONS (one machine's scenarios, "1 4 8 32 64"),
+# TUNNEL_FLEET_PARTITIONS (two machines', "64 128"), TUNNEL_WARMUP (the
+# warm-up run's seconds, 8; 0: none), BENCHTOP (the binary; default: built
+# from this checkout), TUNNEL_OUT (where the JSON and logs stay; default a
+# temporary folder, removed). Ports and addresses: TUNNEL_REDIS_PORT
+# (7179), TUNNEL_KAFKA_PORT (9192; its controller the next one),
+# TUNNEL_AGENT_PORT (the lab agents', 7170); the lab's network, names and
+# state are netlab.sh's NETLAB_NET (10.77.0), NETLAB_PREFIX (benchtop-) and
+# NETLAB_STATE. The defaults collide with none of the CI servers
+# (.ci/servers/*.sh; .ci/netlab-test.sh's Redis is on 7079), so a second
+# user on the box sets their own ports, NETLAB_NET and NETLAB_PREFIX.
 # Root only (the lab). Takes about (5 + 2) x TUNNEL_STEP + 30 s per server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,9 +56,12 @@ RATE=${TUNNEL_RATE:-100mbit}
 STEP=${TUNNEL_STEP:-12}
 SERVERS=${TUNNEL_SERVERS:-redis kafka}
 THREADS=${TUNNEL_THREADS:-4}
-REDIS_PORT=7079
-KAFKA_PORT=9192
-export NETLAB_AGENT_PORT=${NETLAB_AGENT_PORT:-7170}
+ONE_PARTS=${TUNNEL_PARTITIONS:-1 4 8 32 64}
+TWO_PARTS=${TUNNEL_FLEET_PARTITIONS-64 128}
+WARMUP=${TUNNEL_WARMUP:-8}
+REDIS_PORT=${TUNNEL_REDIS_PORT:-7179}
+KAFKA_PORT=${TUNNEL_KAFKA_PORT:-9192}
+export NETLAB_AGENT_PORT=${TUNNEL_AGENT_PORT:-${NETLAB_AGENT_PORT:-7170}}
 say() { echo "reproduce-tunnel: $*" >&2; }
 die() {
 	say "$*"
@@ -61,6 +72,16 @@ die() {
 [[ $STEP =~ ^[0-9]+$ ]] && ((STEP >= 6)) || die "TUNNEL_STEP must be a whole number of seconds, at least 6, not '$STEP'"
 for s in $SERVERS; do
 	[[ $s == redis || $s == kafka ]] || die "TUNNEL_SERVERS lists redis and kafka, not '$s'"
+done
+for p in $ONE_PARTS $TWO_PARTS; do
+	[[ $p =~ ^[0-9]+$ ]] && ((p >= 1 && p <= 1024)) || die "TUNNEL_PARTITIONS and TUNNEL_FLEET_PARTITIONS list partition counts from 1 to 1024, not '$p'"
+done
+for p in $TWO_PARTS; do
+	((p >= 2)) || die "TUNNEL_FLEET_PARTITIONS: $p partitions cannot be divided between two machines"
+done
+[[ $WARMUP =~ ^[0-9]+$ ]] && ((WARMUP == 0 || WARMUP >= 6)) || die "TUNNEL_WARMUP must be 0 (no warm-up) or a whole number of seconds, at least 6, not '$WARMUP'"
+for v in REDIS_PORT KAFKA_PORT NETLAB_AGENT_PORT; do
+	[[ ${!v} =~ ^[0-9]+$ ]] && ((${!v} >= 1 && ${!v} <= 65534)) || die "TUNNEL_${v%_PORT}_PORT must be a port number, not '${!v}'"
 done
 
 WORK=${TUNNEL_OUT:-}
@@ -92,6 +113,7 @@ BIN=$(realpath "$BIN")
 # The lab's agents run this build (netlab.sh starts BENCHTOP).
 eval "$(BENCHTOP=$BIN scripts/netlab.sh up 2 "$RATE" --agents)"
 SERVER_ADDR=$BENCHTOP_LAB_SERVER
+IFS=, read -r M1 M2 _ <<<"$BENCHTOP_LAB_MACHINES" # the two machines' namespaces
 LINK=$(awk -v r="$RATE" 'BEGIN { n = r + 0; u = substr(r, length(r) - 3); m = (u == "kbit") ? 1e3 : (u == "mbit") ? 1e6 : 1e9; print n * m / 8 }')
 FLEET=
 if [[ -n ${BENCHTOP_LAB_AGENTS:-} ]] && "$BIN" run --help 2>&1 | grep -q -- '--agents'; then
@@ -148,10 +170,11 @@ nic_rate() {
 	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x); split(b, y); r = (y[1] - x[1]) / (y[3] - x[3]); t = (y[2] - x[2]) / (y[3] - x[3]); printf "%.0f", (r > t ? r : t) }'
 }
 
-# run_one SERVER N P OUT [SECS]: one benchtop on machine N with P partitions;
-# OUT.json, OUT.log, and OUT.nic (its NIC's steady rate).
+# run_one SERVER N P OUT [SECS]: one benchtop on machine N (1 or 2) with P
+# partitions; OUT.json, OUT.log, and OUT.nic (its NIC's steady rate).
 run_one() {
-	local server=$1 ns=benchtop-m$2 p=$3 out=$4 secs=${5:-$STEP} pid c0 c1 spid s0 s1
+	local server=$1 ns=$M1 p=$3 out=$4 secs=${5:-$STEP} pid c0 c1 spid s0 s1
+	[[ $2 == 2 ]] && ns=$M2
 	# shellcheck disable=SC2046
 	ip netns exec "$ns" "$BIN" run "$server" -P workloads/stream-tunnel $(props "$server") \
 		-p "host.nicspeed=$RATE" -p "partitions=$p" -threads "$THREADS" -p "maxexecutiontime=$secs" \
@@ -182,12 +205,12 @@ run_fleet() {
 	pid=$!
 	spid=$(server_pid "$server")
 	sleep 4 # the agents' handshake, then the start-up
-	a0=$(counters benchtop-m1)
-	b0=$(counters benchtop-m2)
+	a0=$(counters "$M1")
+	b0=$(counters "$M2")
 	s0=$(cpu_secs "$spid")
 	sleep $((STEP - 4))
-	a1=$(counters benchtop-m1)
-	b1=$(counters benchtop-m2)
+	a1=$(counters "$M1")
+	b1=$(counters "$M2")
 	s1=$(cpu_secs "$spid")
 	awk -v a="$s0" -v b="$s1" -v t0="${a0##* }" -v t1="${a1##* }" 'BEGIN { printf "%.2f", (b - a) / (t1 - t0) }' >"$out.srv"
 	wait "$pid" || { tail -n 15 "$out.log" >&2; die "the fleet run ($server, $p partitions) failed; log $out.log"; }
@@ -231,14 +254,16 @@ EOF
 
 start_servers
 for s in $SERVERS; do
-	say "$s: warming up (one short run, not recorded)"
-	run_one "$s" 1 8 "$WORK/$s-warm" 8
-	for p in 1 4 8 32 64; do
+	if ((WARMUP > 0)); then
+		say "$s: warming up (one short run, not recorded)"
+		run_one "$s" 1 8 "$WORK/$s-warm" "$WARMUP"
+	fi
+	for p in $ONE_PARTS; do
 		say "$s: one machine, $p partitions"
 		run_one "$s" 1 "$p" "$WORK/$s-1m-$p"
 		row "$s" 1 "$p" "" "$WORK/$s-1m-$p"
 	done
-	for p in 64 128; do
+	for p in $TWO_PARTS; do
 		if [[ -n $FLEET ]]; then
 			say "$s: two machines, one fleet run (--agents), $p partitions divided"
 			run_fleet "$s" "$p" "$WORK/$s-2m-$p"

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"benchtop/engine"
 	"benchtop/tui/common"
 	"benchtop/tui/components/segments"
@@ -30,19 +32,30 @@ func (m *Model) advanceDemo(evs []engine.Event) {
 	}
 }
 
-// demoCaption is the line that says where the demo is, "" outside one.
-func (m *Model) demoCaption(w int) string {
+// demoCaption is what says where the demo is: one line, or two where
+// the caption does not fit in one (its words wrapped under the step's
+// number); none outside a demo.
+func (m *Model) demoCaption(w int) []string {
 	steps := m.opts.Demo
 	if len(steps) == 0 || m.demoStep == 0 {
-		return ""
+		return nil
 	}
 	st := m.ctx.Styles
 	if m.demoEnd() {
-		return common.FitTail(" "+st.Accent.Render("▶ the end")+st.Text.Render(" · tab: the chart · q quits"), w)
+		return []string{common.FitTail(" "+st.Accent.Render("▶ the end")+st.Text.Render(" · tab: the chart · q quits"), w)}
 	}
 	i := m.demoStep - 1
-	text := "step " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(steps)) + ": "
-	return common.FitTail(" "+st.Accent.Render("▶ "+text)+st.Text.Render(steps[i].Caption), w)
+	lead := " ▶ step " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(steps)) + ": "
+	indent := common.Width(lead)
+	lines := strings.Split(ansi.Wrap(steps[i].Caption, max(10, w-indent-1), ""), "\n")
+	if len(lines) > 2 {
+		lines = []string{lines[0], strings.Join(lines[1:], " ")}
+	}
+	out := []string{common.FitTail(st.Accent.Render(lead)+st.Text.Render(lines[0]), w)}
+	if len(lines) > 1 {
+		out = append(out, common.FitTail(strings.Repeat(" ", indent)+st.Text.Render(lines[1]), w))
+	}
+	return out
 }
 
 // demoEnd tells whether the end card replaces the main view: a demo
@@ -61,6 +74,14 @@ func (m *Model) endCard(w, h int) string {
 		" " + st.Text.Render("what each configuration achieved, the best and the knee."),
 		" " + st.Muted.Render("Yours: benchtop run mongodb -p mongodb.url=...  ·  ? keys  ·  q quits"),
 		"",
+	}
+	if m.opts.DemoEnd != "" {
+		wrap := strings.Split(ansi.Wrap(m.opts.DemoEnd, max(10, w-2), ""), "\n")
+		note := make([]string, 0, len(wrap)+1)
+		for _, l := range wrap {
+			note = append(note, " "+st.Text.Render(l))
+		}
+		intro = append(intro[:3], append(note, intro[3:]...)...)
 	}
 	need := segments.Height(m.last(), m.ctx.Bordered)
 	tableH := min(need, h-len(intro))

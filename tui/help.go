@@ -5,14 +5,15 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 
 	"benchtop/themes"
 	"benchtop/tui/common"
 )
 
-// This file draws the keys: the help line at the foot of the screen (or
-// the `:` prompt in its place) and the full help that `?` shows.
+// This file draws the keys: the help lines at the foot of the screen (or
+// the `:` prompt in their place) and the full help that `?` shows.
 
 // styleHelp pushes the current styles (m.ctx.Styles) into the help bubble.
 func (m *Model) styleHelp() {
@@ -29,29 +30,69 @@ func (m *Model) styleHelp() {
 	m.help.ShortSeparator = "  "
 }
 
-// helpLine is the last line of the screen, w cells wide: the keys of this
-// screen, or the prompt while it is open.
-func (m *Model) helpLine(w int) string {
-	m.help.Width = w - 2
-	tabHelp := m.nextView(m.view).String()
+// helpLines are the last lines of the screen, w cells wide: every key of
+// this screen (ShortHelp), on one line where they fit, else on two, in
+// shorter words (CompactHelp) where the long ones need more; a read-only
+// viewer's one line. While the prompt is open it takes the last line (the
+// lines keep their number, so that nothing above moves).
+func (m *Model) helpLines(w int) []string {
 	km := m.keys
-	km.NextView.SetHelp("tab", tabHelp)
-	bindings := km.ShortHelp()
-	switch {
-	case m.opts.ReadOnly:
-		bindings = km.ViewerHelp()
-	case w < 100:
-		bindings = km.CompactHelp()
+	km.NextView.SetHelp("tab", m.nextView(m.view).String())
+	var lines []string
+	if m.opts.ReadOnly {
+		m.help.Width = w - 2
+		lines = []string{common.Fit(" "+m.help.ShortHelpView(km.ViewerHelp()), w)}
+	} else {
+		for _, bindings := range [][]key.Binding{km.ShortHelp(), km.CompactHelp()} {
+			if m.opts.Remote {
+				bindings[len(bindings)-1].SetHelp("q", "leave")
+			}
+			if lines = m.keyLines(bindings, w); len(lines) <= 2 {
+				break
+			}
+		}
+		lines = lines[:min(2, len(lines))]
 	}
-	if m.opts.Remote && !m.opts.ReadOnly {
-		bindings[len(bindings)-1].SetHelp("q", "leave")
-	}
-	line := common.Fit(" "+m.help.ShortHelpView(bindings), w)
 	if m.prompt.IsOpen() {
 		m.prompt.SetSize(w, 1)
-		line = m.prompt.View()
+		lines[len(lines)-1] = m.prompt.View()
+		for i := 0; i < len(lines)-1; i++ {
+			lines[i] = strings.Repeat(" ", w)
+		}
 	}
-	return line
+	return lines
+}
+
+// keyLines lays bindings out in lines of w cells, in order: one line
+// where they all fit, else as many as they need, two split where their
+// lengths are closest.
+func (m *Model) keyLines(bindings []key.Binding, w int) []string {
+	m.help.Width = 0 // no cut: the lines are fitted here
+	width := func(bs []key.Binding) int { return 1 + lipgloss.Width(m.help.ShortHelpView(bs)) }
+	line := func(bs []key.Binding) string { return common.Fit(" "+m.help.ShortHelpView(bs), w) }
+	if width(bindings) <= w {
+		return []string{line(bindings)}
+	}
+	best, bestW := 0, w+1
+	for k := 1; k < len(bindings); k++ {
+		if lw := max(width(bindings[:k]), width(bindings[k:])); lw < bestW {
+			best, bestW = k, lw
+		}
+	}
+	if bestW <= w {
+		return []string{line(bindings[:best]), line(bindings[best:])}
+	}
+	var lines []string
+	var cur []key.Binding
+	for _, b := range bindings {
+		if next := append(append([]key.Binding(nil), cur...), b); len(cur) > 0 && width(next) > w {
+			lines = append(lines, line(cur))
+			cur = []key.Binding{b}
+		} else {
+			cur = next
+		}
+	}
+	return append(lines, line(cur))
 }
 
 // fullHelp is the body `?` shows: every key, then notes on the limits.

@@ -52,12 +52,12 @@ func (m *Model) rebuild() {
 	m.ctx.Bordered = w >= 100 && h >= 30
 
 	status := m.statusLines(w)
-	helpLine := m.helpLine(w)
+	helpLines := m.helpLines(w)
 
 	m.header.SetSize(w, header.Height)
 	m.header.Render(m.hist, m.headerState())
 
-	bodyH := h - header.Height - len(status) - 1
+	bodyH := h - header.Height - len(status) - len(helpLines)
 	var body string
 	switch {
 	case m.showHelp:
@@ -75,7 +75,7 @@ func (m *Model) rebuild() {
 	}
 	parts := []string{m.header.View(), body}
 	parts = append(parts, status...)
-	parts = append(parts, helpLine)
+	parts = append(parts, helpLines...)
 	m.frame = strings.Join(parts, "\n")
 }
 
@@ -192,10 +192,16 @@ func (m *Model) mainBody(w, bodyH int) string {
 }
 
 // segmentsBody is the segments table, with the throughput chart under it
-// when the table leaves room, so that rows and markers can be compared.
+// when the table leaves it the room the main view keeps for it (6 rows,
+// its axis and its marker labels), so that rows and markers can be
+// compared.
 func (m *Model) segmentsBody(w, bodyH int) string {
 	need := segments.Height(m.last(), m.ctx.Bordered)
-	if bodyH-need < throughput.MinHeight+3 {
+	frame := 1
+	if m.ctx.Bordered {
+		frame = 2
+	}
+	if bodyH-need < max(throughput.MinHeight, frame+8) {
 		m.segments.SetSize(w, bodyH)
 		m.segments.Render(m.hist)
 		return m.segments.View()

@@ -77,6 +77,7 @@ func TestGoldenNewScreens(t *testing.T) {
 		{"viewer_refused", run, viewer, []string{"+"}},
 		{"segments_target", targeted, nil, []string{"tab"}},
 		{"demo_caption", run, func(o *Options) { o.Demo = demoFor(run) }, nil},
+		{"help", run, nil, []string{"?"}},
 	}
 	for _, c := range cases {
 		for _, size := range [][2]int{{80, 24}, {120, 40}} {

@@ -28,9 +28,7 @@ func (m *Model) statusLines(w int) []string {
 			out = append(out, st.Banner.Render(common.FitTail(" ⚠ "+wn+" ", w)))
 		}
 	}
-	if c := m.demoCaption(w); c != "" {
-		out = append(out, c)
-	}
+	out = append(out, m.demoCaption(w)...)
 	var parts []string
 	if m.notice != "" {
 		parts = append(parts, st.Notice.Render("› "+m.notice))

@@ -61,8 +61,10 @@ type Options struct {
 	Renderer *lipgloss.Renderer
 	// Notice is shown when the screen opens, e.g. who may watch.
 	Notice string
-	// Demo is the scripted scenario being played, for its captions.
-	Demo []DemoStep
+	// Demo is the scripted scenario being played, for its captions, and
+	// DemoEnd the end card's line on what it showed ("" for none).
+	Demo    []DemoStep
+	DemoEnd string
 	// Baseline is an earlier run to draw beside this one (--baseline).
 	Baseline *common.Baseline
 }

@@ -16,8 +16,9 @@
 #   BENCHTOP_KAFKA_CONTROLLER controller port (default: the broker port + 1)
 #   BENCHTOP_KAFKA_HOST       the broker's address: 127.0.0.1 (default), or the
 #                             address of a lab bridge made by scripts/netlab.sh
-#                             (an interface named benchtop-*), so that clients in
-#                             the lab's network namespaces reach it; never 0.0.0.0
+#                             (the interface ${NETLAB_PREFIX:-benchtop-}br0), so
+#                             that clients in the lab's network namespaces reach
+#                             it; never 0.0.0.0
 #   BENCHTOP_KAFKA_HEAP       JVM heap (default 512m)
 #   BENCHTOP_CACHE            where the jars and the Maven repository are kept
 #                             (default $HOME/.cache/benchtop)
@@ -54,8 +55,9 @@ MARKS=(kafka.Kafka "$CONF")
 check_host() {
 	[[ $HOST == 127.0.0.1 ]] && return 0
 	[[ $HOST =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "BENCHTOP_KAFKA_HOST must be 127.0.0.1 or a lab bridge's IPv4 address, not '$HOST'"
-	ip -o -4 addr show 2>/dev/null | awk -v a="$HOST" '$2 ~ /^benchtop-/ { split($4, p, "/"); if (p[1] == a) found = 1 } END { exit !found }' ||
-		die "BENCHTOP_KAFKA_HOST=$HOST is not the address of a benchtop-* interface (scripts/netlab.sh up makes one); only 127.0.0.1 or the lab's bridge are allowed"
+	local bridge=${NETLAB_PREFIX:-benchtop-}br0
+	ip -o -4 addr show 2>/dev/null | awk -v a="$HOST" -v br="$bridge" '$2 == br { split($4, p, "/"); if (p[1] == a) found = 1 } END { exit !found }' ||
+		die "BENCHTOP_KAFKA_HOST=$HOST is not the address of the lab's bridge $bridge (scripts/netlab.sh up makes one; NETLAB_PREFIX names it); only 127.0.0.1 or the lab's bridge are allowed"
 }
 
 port_up() { (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null; }

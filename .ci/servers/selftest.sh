@@ -2,7 +2,7 @@
 # shellcheck disable=SC2015 # ok always succeeds: `A && ok ... || fail ...` is an if-else here
 # Checks a server script's start/stop contract on two ports of its own:
 #
-#   bash .ci/servers/selftest.sh NAME PORT_A PORT_B   # NAME: mongodb dynamodb influx redis nats
+#   bash .ci/servers/selftest.sh NAME PORT_A PORT_B   # NAME: mongodb dynamodb influx redis nats postgres mariadb
 #
 # - start prints only `#` comments and `export` lines, and the server answers;
 # - a second start is a no-op: same output, same pid;
@@ -20,14 +20,14 @@ SRV_NAME=selftest
 . "$here/lib.sh"
 
 [[ $# == 3 ]] || {
-	echo "usage: $0 mongodb|dynamodb|influx|redis|nats PORT_A PORT_B" >&2
+	echo "usage: $0 mongodb|dynamodb|influx|redis|nats|postgres|mariadb PORT_A PORT_B" >&2
 	exit 2
 }
 name=$1 a=$2 b=$3
 case $name in
-mongodb | dynamodb | influx | redis | nats) ;;
+mongodb | dynamodb | influx | redis | nats | postgres | mariadb) ;;
 *)
-	echo "selftest.sh: unknown server '$name' (mongodb, dynamodb, influx, redis or nats)" >&2
+	echo "selftest.sh: unknown server '$name' (mongodb, dynamodb, influx, redis, nats, postgres or mariadb)" >&2
 	exit 2
 	;;
 esac
@@ -47,10 +47,11 @@ fail() {
 script() { env "$var=$1" bash "$here/$name.sh" "$2"; }
 state() { SRV_NAME=$name srv_state_dir "$1"; }
 # main_pid PORT prints the pid in the first pid file of the state folder
-# (FerretDB's for mongodb: its PostgreSQL keeps its own in pg/).
+# (FerretDB's for mongodb: its PostgreSQL keeps its own in pg/), or of its
+# data folder (postgres: postmaster.pid).
 main_pid() {
 	local f
-	for f in "$(state "$1")"/*.pid; do
+	for f in "$(state "$1")"/*.pid "$(state "$1")"/data/*.pid; do
 		[[ -f $f ]] && head -n 1 "$f" && return 0
 	done
 	return 1
@@ -131,10 +132,13 @@ answers "$b" || fail "$b does not answer after the second stop on $a"
 # A's pid file names a live process that is not A's server: a recycled pid
 # (a sleep), then B's server (the same program on another port).
 plant() {
-	local f
+	local f rel
 	mkdir -p "$(state "$a")"
-	for f in "$(state "$b")"/*.pid; do
-		[[ -f $f ]] && echo "$1" >"$(state "$a")/${f##*/}"
+	for f in "$(state "$b")"/*.pid "$(state "$b")"/data/*.pid; do
+		[[ -f $f ]] || continue
+		rel=${f#"$(state "$b")"/}
+		mkdir -p "$(dirname "$(state "$a")/$rel")"
+		echo "$1" >"$(state "$a")/$rel"
 	done
 }
 sleep 60 &

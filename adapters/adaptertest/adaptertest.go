@@ -38,6 +38,13 @@ type Options struct {
 	// KeyPrefix isolates this run's keys from other data on a shared
 	// server; default: a random prefix per Run call.
 	KeyPrefix string
+	// FixedColumns says the store's table has a fixed set of columns,
+	// field0 to field3 (a SQL or CQL table made with fieldcount=4), and
+	// that a read of all fields returns every one of them: the suite then
+	// writes every record with all four, and the round trip of every byte
+	// value, of a value of kilobytes and of an empty value goes through
+	// those columns instead of names of its own.
+	FixedColumns bool
 }
 
 // fieldNames are the fields every record of the suite has.
@@ -51,6 +58,7 @@ func Run(t *testing.T, db adapters.DB, opts Options) {
 		table:     opts.Table,
 		prefix:    opts.KeyPrefix,
 		unordered: adapters.CapabilitiesOf(db).UnorderedScan,
+		fixed:     opts.FixedColumns,
 		keys:      map[string]struct{}{},
 	}
 	if s.table == "" {
@@ -80,6 +88,7 @@ type suite struct {
 	table     string
 	prefix    string
 	unordered bool
+	fixed     bool // Options.FixedColumns
 
 	mu   sync.Mutex
 	keys map[string]struct{} // every key inserted, for cleanup

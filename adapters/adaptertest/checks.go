@@ -39,6 +39,9 @@ func (s *suite) testRoundTrip(t *testing.T) {
 		big[i] = byte(255 - i%256)
 	}
 	vals := map[string][]byte{"every": all, "big": big, "ff": {0xff, 0xff, 0x00, 0x00}}
+	if s.fixed {
+		vals = map[string][]byte{"field0": all, "field1": big, "field2": {0xff, 0xff, 0x00, 0x00}, "field3": {}}
+	}
 	if err := c.insertRaw(ctx, key, vals); err != nil {
 		t.Fatalf("Insert(%q): %v", key, err)
 	}

@@ -224,13 +224,16 @@ func (q *queue) push(recs []*kgo.Record) {
 	}
 }
 
-// take moves up to limit records' values to dst, checking that their
-// offsets follow one another. Caller holds q.mu.
-func (q *queue) take(dst [][]byte, limit int) [][]byte {
+// take moves up to limit records' values to dst and their offsets to
+// pos, checking that the offsets follow one another: a gap is rows
+// missing from the log (removed or expired before they were fetched); a
+// repeat is a row fetched again, an error only when consuming directly
+// (a group member's ledger counts it as redelivered). Caller holds q.mu.
+func (q *queue) take(dst [][]byte, pos []int64, limit int) ([][]byte, []int64) {
 	k := min(len(q.recs)-q.head, limit)
 	for _, r := range q.recs[q.head : q.head+k] {
-		if q.next >= 0 && r.Offset != q.next && q.problem == nil {
-			what := "a gap"
+		if q.next >= 0 && r.Offset != q.next && q.problem == nil && (r.Offset > q.next || q.c.group == "") {
+			what := fmt.Sprintf("a gap: offsets %d..%d are not in the log", q.next, r.Offset-1)
 			if r.Offset < q.next {
 				what = "a repeat"
 			}
@@ -239,6 +242,7 @@ func (q *queue) take(dst [][]byte, limit int) [][]byte {
 		q.next = r.Offset + 1
 		q.pending -= len(r.Value)
 		dst = append(dst, r.Value)
+		pos = append(pos, r.Offset)
 	}
 	last := q.recs[q.head+k-1]
 	q.delivered, q.epoch, q.dirty = last.Offset+1, last.LeaderEpoch, true
@@ -251,7 +255,7 @@ func (q *queue) take(dst [][]byte, limit int) [][]byte {
 		q.c.cl.ResumeFetchPartitions(q.topicPart())
 		q.paused = false
 	}
-	return dst
+	return dst, pos
 }
 
 // drop forgets the records not yet delivered (a revoked partition: the
@@ -270,7 +274,13 @@ type reader struct {
 	q      *queue
 	timer  *time.Timer
 	closed bool
+	pos    []int64 // the offsets of the rows the last Read returned
 }
+
+var _ adapters.PositionedReader = (*reader)(nil)
+
+// Positions returns the offsets of the rows the last Read returned.
+func (r *reader) Positions() []int64 { return r.pos }
 
 // Read waits up to pollTime for the partition's records, then takes up to
 // limit of those queued. The values are the records' own (read-only).
@@ -279,6 +289,7 @@ func (r *reader) Read(ctx context.Context, dst [][]byte, limit int) ([][]byte, e
 		return dst, errors.New("kafka: read after Close")
 	}
 	q := r.q
+	r.pos = r.pos[:0]
 	waited := false
 	for {
 		if err := ctx.Err(); err != nil {
@@ -292,7 +303,7 @@ func (r *reader) Read(ctx context.Context, dst [][]byte, limit int) ([][]byte, e
 			return dst, err
 		}
 		if q.head < len(q.recs) {
-			dst = q.take(dst, limit)
+			dst, r.pos = q.take(dst, r.pos, limit)
 			q.mu.Unlock()
 			return dst, nil
 		}

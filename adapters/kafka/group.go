@@ -34,6 +34,9 @@ import (
 // commitEvery is the period of the background commit.
 const commitEvery = time.Second
 
+// heartbeat is the group members' heartbeat interval.
+const heartbeat = 500 * time.Millisecond
+
 func (c *consumer) groupOpts() []kgo.Opt {
 	return []kgo.Opt{
 		kgo.ConsumerGroup(c.group),
@@ -45,6 +48,10 @@ func (c *consumer) groupOpts() []kgo.Opt {
 		kgo.OnPartitionsLost(c.onLost),
 		// New partitions (another member's `]`) are seen within this.
 		kgo.MetadataMaxAge(5 * time.Second),
+		// A member hears of a rebalance at its next heartbeat: franz-go's
+		// 3 s made the new partitions of a growth wait 2-3 s for a
+		// consumer.
+		kgo.HeartbeatInterval(heartbeat),
 	}
 }
 
@@ -91,6 +98,25 @@ func (c *consumer) onLost(_ context.Context, _ *kgo.Client, lost map[string][]in
 		q.drop()
 		q.mu.Unlock()
 	}
+}
+
+// owned returns the offset after the last record this member's reader of
+// partition p delivered while it owns p, -1 when it does not own it or
+// delivered nothing since it was assigned.
+func (c *consumer) owned(p int32) int64 {
+	c.mu.Lock()
+	if int(p) >= len(c.queues) {
+		c.mu.Unlock()
+		return -1
+	}
+	q := c.queues[p]
+	c.mu.Unlock()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.owned {
+		return -1
+	}
+	return q.delivered
 }
 
 // collect returns the delivered offsets of the queues (locked by the

@@ -98,9 +98,20 @@ type Config struct {
 	Topic       string
 	Replication int
 	Timeout     time.Duration
-	// DeleteTopic: Close deletes the topic even if another process
-	// created it (kafka.topic.delete=true; a fleet's shared topic).
-	DeleteTopic bool
+	// DeleteTopic (kafka.topic.delete, when DeleteSet): Close deletes the
+	// topic even if another process created it (true; a fleet's shared
+	// topic), or keeps it even if this run created it (false). Unset, a
+	// topic is deleted by the run that created it.
+	DeleteTopic, DeleteSet bool
+}
+
+// deletes says whether Close deletes the topic: as kafka.topic.delete
+// says, else when this run created it.
+func (c Config) deletes(created bool) bool {
+	if c.DeleteSet {
+		return c.DeleteTopic
+	}
+	return created
 }
 
 // ParseConfig reads the kafka.* properties. It refuses workloads other
@@ -148,6 +159,7 @@ func readConfig(r *adapters.Reader) Config {
 	if c.Replication == 0 {
 		r.Bad(PropReplication, "-1 (the broker's default.replication.factor) or 1 to 32767")
 	}
+	c.DeleteSet = r.Has(PropTopicDelete)
 	c.DeleteTopic = r.Bool(PropTopicDelete, false)
 	c.Timeout = r.Duration(PropTimeout, 10*time.Second, time.Second, time.Millisecond, 24*time.Hour)
 	return c

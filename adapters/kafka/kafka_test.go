@@ -169,3 +169,82 @@ func TestCloseDeletesTopic(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// kafka.topic.delete=false keeps a topic the run created.
+func TestTopicDeleteFalseKeepsTopic(t *testing.T) {
+	db := openTestServer(t, PropTopicDelete, "false")
+	ctx := t.Context()
+	name := uniqueName("bttest-keep")
+	s, err := db.OpenStream(ctx, name, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = db.admin.DeleteTopic(context.Background(), name) })
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	all, err := db.admin.ListTopics(ctx)
+	if _, ok := all[name]; err != nil || !ok {
+		t.Errorf("topic %s is gone after Close with kafka.topic.delete=false (%v)", name, err)
+	}
+}
+
+// A member of a group reports the positions it read, and the topic's
+// spans: what it delivered covers them.
+func TestGroupPositionsAndSpans(t *testing.T) {
+	db := openTestServer(t, PropGroup, uniqueName("bttest-spans"))
+	ctx := t.Context()
+	s, err := db.OpenStream(ctx, uniqueName("bttest-spans"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	rows := make([]adapters.StreamRow, 50)
+	for i := range rows {
+		rows[i] = adapters.StreamRow{Data: []byte{byte(i)}}
+	}
+	if err := s.Produce(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Reader(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, ok := r.(adapters.PositionedReader)
+	if !ok {
+		t.Fatal("the group's reader has no positions")
+	}
+	var got []int64
+	deadline := time.Now().Add(30 * time.Second)
+	for len(got) < 50 && time.Now().Before(deadline) {
+		out, err := r.Read(ctx, nil, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pr.Positions()) != len(out) {
+			t.Fatalf("%d rows, %d positions", len(out), len(pr.Positions()))
+		}
+		got = append(got, pr.Positions()...)
+	}
+	for i, p := range got {
+		if p != int64(i) {
+			t.Fatalf("positions %v: want 0..49", got)
+		}
+	}
+	gs := s.(adapters.GroupStream)
+	spans, err := gs.Spans(ctx)
+	if err != nil || len(spans) != 1 || spans[0] != (adapters.Span{Partition: 0, From: 0, End: 50}) {
+		t.Errorf("spans %+v (%v), want partition 0 from 0 to 50", spans, err)
+	}
+	// Every row delivered is committed within a second; the group's lag,
+	// measured every second, falls to 0.
+	for {
+		if lag := gs.Lag(); len(lag) == 1 && lag[0] == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the group's lag is %v, not [0], 30 s after every row was read", gs.Lag())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -27,7 +28,7 @@ func (db *DB) OpenStream(ctx context.Context, name string, partitions int) (adap
 	}
 	cctx, cancel := context.WithTimeout(ctx, db.cfg.Timeout)
 	defer cancel()
-	s := &stream{db: db, topic: topic}
+	s := &stream{db: db, topic: topic, grown: make(chan int, 1)}
 	_, err := db.admin.CreateTopic(cctx, int32(partitions), int16(db.cfg.Replication), nil, topic)
 	switch {
 	case err == nil:
@@ -59,6 +60,12 @@ func (db *DB) OpenStream(ctx context.Context, name string, partitions int) (adap
 		s.dropTopic()
 		return nil, err
 	}
+	var wctx context.Context
+	wctx, s.stopWatch = context.WithCancel(context.Background())
+	if db.cfg.Group != "" {
+		go s.watchGrowth(wctx)
+		go s.watchLag(wctx)
+	}
 	return s, nil
 }
 
@@ -76,6 +83,12 @@ type stream struct {
 
 	mu    sync.Mutex
 	parts int
+
+	// A group member follows another member's growth and measures the
+	// group's lag (shared.go).
+	grown     chan int
+	lag       atomic.Pointer[[]int64]
+	stopWatch context.CancelFunc
 }
 
 var (
@@ -257,13 +270,15 @@ func (s *stream) Describe() string {
 }
 
 // Close stops the clients (a group member commits what it delivered and
-// leaves the group) and deletes the topic if this stream created it.
+// leaves the group) and deletes the topic if this stream created it (or
+// as kafka.topic.delete says).
 func (s *stream) Close(ctx context.Context) error {
+	s.stopWatch()
 	s.cons.close()
 	s.prodMu.Lock()
 	s.prod.Close()
 	s.prodMu.Unlock()
-	if !s.created && !s.db.cfg.DeleteTopic {
+	if !s.db.cfg.deletes(s.created) {
 		return nil
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.db.cfg.Timeout)

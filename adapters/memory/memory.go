@@ -39,7 +39,7 @@ func init() {
 		Name:        "memory",
 		Description: "embedded in-process store with partitions and live resharding",
 		Prefixes:    []string{"memory."},
-		Keys:        []string{"partitions"}, // and nothing under memory.
+		Keys:        []string{"partitions", PropEstimate}, // estimate.go
 		Open: func(_ context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(props)
 		},
@@ -76,11 +76,15 @@ var (
 
 // Open returns an empty store configured from props: "partitions" (default
 // 1) is the number of partitions of every table. A bad value is a
-// *adapters.ConfigError.
+// *adapters.ConfigError, and so is a load the memory available to the
+// process cannot hold (estimate.go; memory.estimate=false loads anyway).
 func Open(props adapters.Properties) (*DB, error) {
 	r := adapters.NewReader(props)
 	n := readPartitions(r)
 	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("memory: %w", err)
+	}
+	if err := checkFits(props, AvailableMemory); err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}
 	return New(n)

@@ -501,5 +501,8 @@ func fieldValue(s string) string {
 
 func TestKeys(t *testing.T) {
 	d, _ := adapters.Lookup("memory")
-	adaptertest.CheckKeys(t, d.Prefixes, d.Keys, adapters.Properties{}, func(r *adapters.Reader) { readPartitions(r) })
+	adaptertest.CheckKeys(t, d.Prefixes, d.Keys, adapters.Properties{}, func(r *adapters.Reader) {
+		readPartitions(r)
+		readEstimate(r)
+	})
 }

@@ -100,3 +100,33 @@ func resetHist(h *hdr.Histogram) {
 	}
 	*totalOf(h) = 0
 }
+
+// EachBucket calls fn for every bucket of h that holds values, in
+// increasing order: the lowest and highest value the bucket stands for
+// and its count (hdrhistogram-go's Distribution, without the zero
+// buckets and without allocating one Bar per bucket). Through the view
+// it reads the counts in place up to the last value; a histogram of
+// another range, or another hdrhistogram-go, goes through Distribution.
+// It is for once-per-interval readers (the metrics exporter), never the
+// hot path.
+func EachBucket(h *hdr.Histogram, fn func(lowest, highest, count int64)) {
+	if h == nil || h.TotalCount() == 0 {
+		return
+	}
+	if !viewOK || len(countsOf(h)) != countsLen || h.LowestTrackableValue() != Lowest || h.SignificantFigures() != Digits {
+		for _, b := range h.Distribution() {
+			if b.Count > 0 {
+				fn(b.From, b.To, b.Count)
+			}
+		}
+		return
+	}
+	c := countsOf(h)
+	left := h.TotalCount()
+	for i := 0; left > 0 && i < len(c); i++ {
+		if n := c[i]; n != 0 {
+			fn(valueAt(i), valueAt(i+1)-1, n)
+			left -= n
+		}
+	}
+}

@@ -225,38 +225,3 @@ func ParseOffset(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
-
-// DemoStep is one step of `benchtop demo` with the caption the screen
-// shows for it.
-type DemoStep struct {
-	Step
-	Caption string
-}
-
-// DemoScenario is the demo: each step's effect is real on a 2-core
-// machine too (more threads than cores queue for the CPU and the store's
-// lock; a target below capacity shows intended latency), each segment is
-// long enough to count (3 intervals after its first), and it ends with
-// the segments table.
-func DemoScenario(cores int) []DemoStep {
-	const d = "demo"
-	return []DemoStep{
-		{Step{At: 0, Action: Threads, N: 1, Source: d}, "1 thread: the baseline"},
-		{Step{At: 10 * time.Second, Action: Threads, N: 2, Source: d}, "threads 1 → 2: a second worker, more throughput while cores are free"},
-		{Step{At: 20 * time.Second, Action: Threads, N: 8, Source: d}, fmt.Sprintf("threads 2 → 8: on %d cores, more threads overlap their waits", cores)},
-		{Step{At: 30 * time.Second, Action: Threads, N: 64, Source: d}, fmt.Sprintf("threads 8 → 64: far more threads than the %d cores: they queue for the CPU and the store's lock, p99 grows", cores)},
-		{Step{At: 40 * time.Second, Action: Threads, N: 4, Source: d}, "threads 64 → 4: back near the cores: p99 falls again"},
-		{Step{At: 50 * time.Second, Action: Target, Rate: 50000, Source: d}, "target 50K ops/s: paced well below capacity; latency is also measured from the intended start"},
-		{Step{At: 60 * time.Second, Action: Target, Rate: 0, Source: d}, "target → unlimited: the intended-latency rows go"},
-		{Step{At: 70 * time.Second, Action: Stop, Source: d}, "the end: the segments table"},
-	}
-}
-
-// Demo is the demo's steps.
-func Demo(cores int) []Step {
-	var out []Step
-	for _, d := range DemoScenario(cores) {
-		out = append(out, d.Step)
-	}
-	return out
-}

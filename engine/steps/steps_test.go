@@ -88,20 +88,57 @@ func TestStepString(t *testing.T) {
 }
 
 func TestDemoIsOrderedAndValid(t *testing.T) {
-	d := Demo(2)
-	if len(d) != 8 || !Uses(d, Threads) || !Uses(d, Target) || !Uses(d, Stop) || d[len(d)-1].Action != Stop {
-		t.Fatalf("demo: %+v", d)
-	}
-	for i, st := range d {
-		if i > 0 && st.At < d[i-1].At {
-			t.Errorf("step %d (%s) before step %d", i, st, i-1)
+	for name, demo := range map[string]Demo{"sim": SimDemo(20, 2*time.Millisecond), "memory": MemoryDemo(2)} {
+		d := demo.Plan()
+		if len(d) != 8 || !Uses(d, Threads) || !Uses(d, Target) || !Uses(d, Stop) || d[len(d)-1].Action != Stop {
+			t.Fatalf("%s demo: %+v", name, d)
 		}
-		if st.Source != "demo" {
-			t.Errorf("step %s: source %q", st, st.Source)
+		for i, st := range d {
+			if i > 0 && st.At < d[i-1].At {
+				t.Errorf("%s: step %d (%s) before step %d", name, i, st, i-1)
+			}
+			if st.Source != "demo" {
+				t.Errorf("%s: step %s: source %q", name, st, st.Source)
+			}
+			if demo.Steps[i].Caption == "" {
+				t.Errorf("%s: step %s has no caption", name, st)
+			}
 		}
 	}
-	if d[0].String() != "0s threads=1" || d[3].String() != "30s threads=64" || d[6].String() != "1m0s target=0" {
-		t.Errorf("demo: %v", d)
+	if d := MemoryDemo(2).Plan(); d[0].String() != "0s threads=1" || d[3].String() != "30s threads=64" || d[6].String() != "1m0s target=0" {
+		t.Errorf("memory demo: %v", d)
+	}
+}
+
+// The sim demo's steps and captions follow its model: with 20 servers of
+// 2 ms (10,000 ops/s) 1, 8, 20 and 64 threads, then 8,000 and 11,000
+// ops/s, each caption naming what the model makes of it.
+func TestSimDemoFollowsTheModel(t *testing.T) {
+	d := SimDemo(20, 2*time.Millisecond)
+	var plan []string
+	for _, st := range d.Plan() {
+		plan = append(plan, st.String())
+	}
+	want := []string{"0s threads=1", "10s threads=8", "20s threads=20", "30s threads=64", "40s target=8000", "50s target=11000", "1m0s target=0", "1m10s stop"}
+	if strings.Join(plan, ", ") != strings.Join(want, ", ") {
+		t.Errorf("plan %q, want %q", plan, want)
+	}
+	for i, w := range []string{"model server of 10,000 ops/s (20 servers × 2 ms)", "about 4,000 ops/s", "the capacity, about 10,000 ops/s",
+		"more than the servers: still 10,000 ops/s", "target 8,000 ops/s (80 % of capacity): on schedule", "target 11,000 ops/s, above capacity", "64 threads queue for 20 servers"} {
+		if !strings.Contains(d.Steps[i].Caption, w) {
+			t.Errorf("step %d: caption %q lacks %q", i+1, d.Steps[i].Caption, w)
+		}
+	}
+	if !strings.Contains(d.End, "capacity was 10,000 ops/s") {
+		t.Errorf("end card: %q", d.End)
+	}
+	// Another model, other figures: 8 servers of 4 ms are 2,000 ops/s.
+	o := SimDemo(8, 4*time.Millisecond)
+	if p := o.Plan(); p[1].N != 3 || p[2].N != 8 || p[3].N != 25 || p[4].Rate != 1600 || p[5].Rate != 2200 {
+		t.Errorf("8 servers of 4 ms: %v", p)
+	}
+	if !strings.Contains(o.Steps[0].Caption, "2,000 ops/s (8 servers × 4 ms)") || !strings.Contains(o.Steps[0].Caption, "about 250 ops/s") {
+		t.Errorf("8 servers of 4 ms: %q", o.Steps[0].Caption)
 	}
 }
 

@@ -68,6 +68,11 @@ func (w *Workload) consume(pt *partition) {
 	ctx := w.consCtx
 	rows := make([][]byte, 0, w.opts.ReadBatch)
 	d := &delivery{runs: make([]tsRun, 0, 64), allowed: w.ep.drainedThrough() + 1}
+	// A shared stream's ledger keeps the positions delivered.
+	pr, _ := pt.reader.(adapters.PositionedReader)
+	if !w.shared {
+		pr = nil
+	}
 	backoff := 10 * time.Millisecond
 	for {
 		var err error
@@ -78,6 +83,13 @@ func (w *Workload) consume(pt *partition) {
 			}
 			w.readErrors.Add(1)
 			w.setErr(fmt.Sprintf("partition %d: read: %v", pt.idx, err))
+			if adapters.Kind(err) == adapters.KindIntegrity {
+				// Rows missing from the log: no retry brings them back.
+				w.integrity.Add(1)
+				msg := fmt.Sprintf("partition %d: %v", pt.idx, err)
+				w.lastIntegrity.Store(&msg)
+				continue
+			}
 			if waitCtx(ctx, backoff) != nil {
 				return
 			}
@@ -88,7 +100,13 @@ func (w *Workload) consume(pt *partition) {
 		if len(rows) == 0 {
 			continue
 		}
-		d.now = w.now()
+		d.now = w.rowClock(w.now())
+		d.pos = nil
+		if pr != nil {
+			if pos := pr.Positions(); len(pos) == len(rows) {
+				d.pos = pos
+			}
+		}
 		end := w.deliver(ctx, pt, rows, d)
 		w.commit(pt, d)
 		if end {
@@ -101,10 +119,11 @@ func (w *Workload) consume(pt *partition) {
 // partition's counters and latency histogram, and the consumer's epoch
 // barrier.
 type delivery struct {
-	now           int64 // when the rows were read
+	now           int64 // when the rows were read (rowClock)
 	n, nb, lastTS int64 // rows, bytes, the newest write time
 	runs          []tsRun
-	allowed       int // the newest epoch this consumer may deliver
+	allowed       int     // the newest epoch this consumer may deliver
+	pos           []int64 // the rows' positions (a shared stream's, when its reader has them)
 }
 
 // deliver checks and counts one read's rows. It returns true when the
@@ -112,7 +131,7 @@ type delivery struct {
 // cancelled while it waited at an epoch boundary.
 func (w *Workload) deliver(ctx context.Context, pt *partition, rows [][]byte, d *delivery) bool {
 	prods := *w.prods.Load()
-	for _, row := range rows {
+	for i, row := range rows {
 		h, ok := decodeHeader(row)
 		if !ok {
 			w.check.unknown.Add(1)
@@ -120,7 +139,14 @@ func (w *Workload) deliver(ctx context.Context, pt *partition, rows [][]byte, d 
 		}
 		if w.shared {
 			if h.kind == kindData {
-				pt.rec.add(int(h.origin), h.producer, h.key, h.seq)
+				// In a shared stream the epoch field is the writer's run id.
+				if int(h.origin) == w.origin && h.epoch != w.runID {
+					w.collided.Add(1)
+				}
+				pt.rec.add(ledgerID{int(h.origin), h.epoch, h.producer, h.key}, h.seq)
+				if d.pos != nil {
+					pt.rec.at(d.pos[i])
+				}
 				d.add(h.ts, len(row))
 			}
 			continue

@@ -25,9 +25,13 @@ type RowCounts struct {
 	Distinct int64 `json:"delivered_distinct"`
 	// Lost rows were produced and acknowledged and never delivered.
 	Lost int64 `json:"lost"`
-	// Duplicated counts deliveries beyond the first of a row, by the same
-	// process or another (a redelivery after a rebalance).
+	// Duplicated counts deliveries beyond the first of a row that the
+	// stream holds more than once, or that one reader delivered twice.
 	Duplicated int64 `json:"duplicated"`
+	// Redelivered counts deliveries of a row again from the same position
+	// (Kafka's at-least-once: the next owner of a partition starts at the
+	// last committed offset after a rebalance). No fault.
+	Redelivered int64 `json:"redelivered"`
 	// OutOfOrder counts rows delivered after a later row of their key
 	// from the same partition.
 	OutOfOrder int64 `json:"out_of_order"`
@@ -46,12 +50,31 @@ type Summary struct {
 	ReadErrors int64 `json:"read_errors"`
 	Drained    bool  `json:"drained"`
 	DrainMS    int64 `json:"drain_ms"`
-	// FleetVerdict: the stream was shared by a fleet's agents (one
-	// consumer group) and lost, duplicated and out-of-order rows are the
-	// fleet's verdict (Merge of every agent's Ledger), not this summary's.
-	FleetVerdict bool `json:"accounted_by_fleet,omitempty"`
-	// Ledger is this agent's part of the fleet verdict (FleetVerdict only).
-	Ledger *Ledger `json:"-"`
+	// Verdict says what the row counts judge: "" or VerdictComplete
+	// (every row of the stream was delivered here), VerdictPartial (a
+	// shared stream whose other members delivered some rows: lost rows
+	// are not judged here, Merge of every member's ledger judges them) or
+	// VerdictMerged (every member's ledger merged).
+	Verdict string `json:"verdict,omitempty"`
+	// ConsumedElsewhere counts rows produced here and not delivered here
+	// (a partial verdict); ForeignConsumed rows delivered here that
+	// another process produced.
+	ConsumedElsewhere int64 `json:"consumed_elsewhere,omitempty"`
+	ForeignConsumed   int64 `json:"consumed_from_elsewhere,omitempty"`
+	// Origin and Run identify this process in a shared stream's rows;
+	// OriginShared counts rows delivered here from another process that
+	// drew the same origin (told apart by the run id).
+	Origin       int    `json:"origin,omitempty"`
+	Run          uint32 `json:"run,omitempty"`
+	OriginShared int64  `json:"origin_shared_rows,omitempty"`
+	// LogErrors counts reads that found rows missing from (or repeated
+	// in) a partition's log, LogError the latest (an adapter's integrity
+	// error: rows removed or expired before they were read).
+	LogErrors int64  `json:"log_errors,omitempty"`
+	LogError  string `json:"log_error,omitempty"`
+	// Ledger is this process's account of a shared stream's rows: what
+	// `benchtop verdict` (and a fleet's coordinator) merges.
+	Ledger *Ledger `json:"ledger,omitempty"`
 
 	StableRowsPerSec float64 `json:"rows_per_sec_stable"`
 	PeakRowsPerSec   float64 `json:"rows_per_sec_peak"`
@@ -83,8 +106,12 @@ type E2EJSON struct {
 // Scenario is one configuration held (partitions and producer threads):
 // the published table's row.
 type Scenario struct {
-	Partitions       int     `json:"partitions"`
+	Partitions int `json:"partitions"`
+	// Threads are the producer threads; in a fleet all the agents', with
+	// Agents and the threads per agent (the most any agent ran).
 	Threads          int     `json:"threads"`
+	Agents           int     `json:"agents,omitempty"`
+	ThreadsPerAgent  int     `json:"threads_per_agent,omitempty"`
 	StartS           float64 `json:"start_s"`
 	DurationS        float64 `json:"duration_s"`
 	Rows             int64   `json:"rows"`
@@ -112,9 +139,17 @@ func msPer1000(rate float64) float64 {
 	return 1e6 / rate
 }
 
+// Verdicts of a Summary.
+const (
+	VerdictComplete = "complete"
+	VerdictPartial  = "partial"
+	VerdictMerged   = "merged"
+)
+
 // Finish accounts for every row once the consumers have stopped: produced,
-// consumed, lost, duplicated and out of order. Lost, duplicated or
-// out-of-order rows, unknown rows and an unfinished drain are Problems.
+// consumed, lost, duplicated and out of order. Lost (when judged here),
+// duplicated or out-of-order rows, unknown rows, rows missing from the
+// log and an unfinished drain are Problems; a partial verdict is a Note.
 func (w *Workload) Finish(_ context.Context) (workload.Final, error) {
 	w.ctlMu.Lock()
 	started, drainErr := w.started, w.drainErr
@@ -123,15 +158,26 @@ func (w *Workload) Finish(_ context.Context) (workload.Final, error) {
 		return workload.Final{}, nil
 	}
 	s := w.Summary()
-	var problems []string
-	if s.FleetVerdict {
-		// The coordinator merges every agent's ledger and decides.
-		if drainErr != nil {
-			problems = append(problems, "stream: "+drainErr.Error())
-		}
-		return workload.Final{Text: func(out io.Writer) { writeText(out, s) }, JSONKey: "stream", JSON: s, Problems: problems}, nil
+	problems := s.Problems()
+	if drainErr != nil {
+		problems = append(problems, "stream: "+drainErr.Error())
 	}
-	if s.Lost > 0 {
+	return workload.Final{
+		Text:     func(out io.Writer) { writeText(out, s) },
+		JSONKey:  "stream",
+		JSON:     s,
+		Problems: problems,
+		Notes:    s.Notes(),
+	}, nil
+}
+
+// Problems are what the summary finds wrong, one line each: rows lost
+// (unless the verdict is partial: other processes may hold them),
+// duplicated, out of order or unknown, and reads that found rows missing
+// from the log.
+func (s *Summary) Problems() []string {
+	var problems []string
+	if s.Lost > 0 && s.Verdict != VerdictPartial {
 		problems = append(problems, fmt.Sprintf("stream: %d rows lost (produced and acknowledged, never delivered)", s.Lost))
 	}
 	if s.Duplicated > 0 {
@@ -143,15 +189,29 @@ func (w *Workload) Finish(_ context.Context) (workload.Final, error) {
 	if s.Unknown > 0 {
 		problems = append(problems, fmt.Sprintf("stream: %d rows delivered that no producer wrote (corrupt)", s.Unknown))
 	}
-	if drainErr != nil {
-		problems = append(problems, "stream: "+drainErr.Error())
+	if s.LogErrors > 0 {
+		problems = append(problems, fmt.Sprintf("stream: %d reads found rows missing from the stream (removed or expired before they were read; the last: %s)", s.LogErrors, s.LogError))
 	}
-	return workload.Final{
-		Text:     func(out io.Writer) { writeText(out, s) },
-		JSONKey:  "stream",
-		JSON:     s,
-		Problems: problems,
-	}, nil
+	return problems
+}
+
+// Notes are what the summary says without failing: a partial verdict,
+// another process with this one's origin.
+func (s *Summary) Notes() []string {
+	var notes []string
+	if s.Verdict == VerdictPartial {
+		notes = append(notes, fmt.Sprintf("stream: %s; %d rows produced elsewhere were consumed here; lost rows are judged by merging every member's ledger: benchtop verdict A.json B.json ... (each process's --json)",
+			partialText(s.ConsumedElsewhere), s.ForeignConsumed))
+	}
+	if s.OriginShared > 0 {
+		notes = append(notes, fmt.Sprintf("stream: origin %d was drawn by another process of the group too (%d of its rows were delivered here); the run ids tell the two apart, so the verdicts hold (stream.origin sets distinct origins)", s.Origin, s.OriginShared))
+	}
+	return notes
+}
+
+// partialText is the verdict line of a partial verdict.
+func partialText(elsewhere int64) string {
+	return fmt.Sprintf("partial: %d rows produced here were consumed elsewhere", elsewhere)
 }
 
 // Summary computes the closing figures. Call it after the run.
@@ -200,6 +260,10 @@ func (w *Workload) Summary() *Summary {
 	}
 	s.Lost += w.check.presumed.Load()
 	s.Unknown = w.check.unknown.Load()
+	s.LogErrors = w.integrity.Load()
+	if e := w.lastIntegrity.Load(); e != nil {
+		s.LogError = *e
+	}
 	if shared {
 		w.sharedSummary(s)
 	}
@@ -286,11 +350,26 @@ func writeText(out io.Writer, s *Summary) {
 	line := func(k string, v any) { fmt.Fprintf(out, "[STREAM], %s, %v\n", k, v) }
 	line("RowsProduced", s.Produced)
 	line("RowsConsumed", s.Consumed)
-	if s.FleetVerdict {
-		line("RowsVerdict", "fleet (one consumer group: see the fleet's [STREAM-FLEET] lines)")
+	switch s.Verdict {
+	case VerdictPartial:
+		line("RowsVerdict", partialText(s.ConsumedElsewhere))
+		line("RowsConsumedFromElsewhere", s.ForeignConsumed)
+	case VerdictComplete, VerdictMerged:
+		line("RowsVerdict", s.Verdict)
 	}
-	line("RowsLost", s.Lost)
+	if s.Origin > 0 {
+		line("Origin", s.Origin)
+	}
+	if s.OriginShared > 0 {
+		line("RowsOfAnotherProcessWithThisOrigin", s.OriginShared)
+	}
+	if s.Verdict != VerdictPartial {
+		line("RowsLost", s.Lost) // a partial verdict cannot judge it
+	}
 	line("RowsDuplicated", s.Duplicated)
+	if s.Verdict != "" {
+		line("RowsRedelivered", s.Redelivered)
+	}
 	line("RowsOutOfOrder", s.OutOfOrder)
 	if s.Unknown > 0 {
 		line("RowsUnknown", s.Unknown)
@@ -298,6 +377,9 @@ func writeText(out io.Writer, s *Summary) {
 	line("FailedWrites", s.FailedWrites)
 	if s.ReadErrors > 0 {
 		line("ReadErrors", s.ReadErrors)
+	}
+	if s.LogErrors > 0 {
+		line("LogErrors", s.LogErrors)
 	}
 	line("StableRowsPerSec", units.JavaDouble(round(s.StableRowsPerSec, 1)))
 	line("PeakRowsPerSec", units.JavaDouble(round(s.PeakRowsPerSec, 1)))
@@ -321,15 +403,27 @@ func WriteScenarios(out io.Writer, rows []Scenario) {
 		return
 	}
 	fmt.Fprintf(out, "\n# Stream (one row per partitions and threads held; rows consumed; transitions left out)\n")
-	fmt.Fprintf(out, "%10s %7s %8s %14s %14s %9s %8s %9s %9s %11s %5s %7s  %s\n",
-		"partitions", "threads", "duration", "rows/s stable", "rows/s peak", "ms/1000", "MB/s", "e2e p50", "e2e p99", "lag max", "cpu", "rss MB", "")
+	// In a fleet: the threads per agent, then all the agents'.
+	fleet := rows[0].Agents > 0
+	threads := func(r Scenario) string {
+		if fleet {
+			return fmt.Sprintf("%d×%d=%d", r.Agents, r.ThreadsPerAgent, r.Threads)
+		}
+		return strconv.Itoa(r.Threads)
+	}
+	thHead, thW := "threads", 7
+	if fleet {
+		thHead, thW = "agents×threads", 14
+	}
+	fmt.Fprintf(out, "%10s %*s %8s %14s %14s %9s %8s %9s %9s %11s %5s %7s  %s\n",
+		"partitions", thW, thHead, "duration", "rows/s stable", "rows/s peak", "ms/1000", "MB/s", "e2e p50", "e2e p99", "lag max", "cpu", "rss MB", "")
 	for _, r := range rows {
 		mark := ""
 		if r.Best {
 			mark = "★ best"
 		}
-		fmt.Fprintf(out, "%10d %7d %8s %14s %14s %9.3f %8.1f %9s %9s %11s %5.2f %7.0f  %s\n",
-			r.Partitions, r.Threads, (time.Duration(r.DurationS * float64(time.Second))).Round(100*time.Millisecond).String(),
+		fmt.Fprintf(out, "%10d %*s %8s %14s %14s %9.3f %8.1f %9s %9s %11s %5.2f %7.0f  %s\n",
+			r.Partitions, thW, threads(r), (time.Duration(r.DurationS * float64(time.Second))).Round(100*time.Millisecond).String(),
 			units.Count(int64(math.Round(r.StableRowsPerSec))), units.Count(int64(math.Round(r.PeakRowsPerSec))),
 			r.MsPer1000Rows, r.StableMBPerSec, fmtUS(r.E2E.P50), fmtUS(r.E2E.P99), units.Count(r.MaxLag), r.CPUCores, float64(r.RSS)/1e6, mark)
 	}

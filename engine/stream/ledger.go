@@ -8,24 +8,34 @@ import (
 )
 
 // A Ledger is one process's account of the stream's rows, for a verdict
-// across processes that share one stream (a fleet whose agents are in one
-// Kafka consumer group: a row produced by agent A may be delivered by
-// agent B, and again by C after a rebalance). Each process records every
-// row it delivered, whoever produced it, and the rows its own producers
-// wrote; Merge adds the ledgers of every process into one Verdict.
+// across processes that share one stream (the agents of a fleet, or
+// standalone processes, in one Kafka consumer group: a row produced by
+// process A may be delivered by process B, and again by C after a
+// rebalance). Each process records every row it delivered, whoever
+// produced it, and the rows its own producers wrote; Merge adds the
+// ledgers of every process into one Verdict.
 //
-// A key is (origin, producer, key): the origin is the process (the
-// agent's place in the fleet, stream.origin), the producer one of its
-// producer threads, the key that producer's key index, whose rows are
+// A key is (origin, run, producer, key): the origin is the process
+// (stream.origin, or a random one), the run its random run id (which
+// tells apart two processes that drew one origin), the producer one of
+// its producer threads, the key that producer's key index, whose rows are
 // numbered 1, 2, 3, ... Delivered sequence numbers are kept as ranges:
 // one range per key and partition while order holds, so a ledger stays
-// small (a few ranges per key) however many rows were delivered.
+// small (a few ranges per key) however many rows were delivered. The
+// positions (Kafka offsets) delivered are kept per partition, one range
+// per contiguous run: a position delivered twice is a row delivered
+// again (redelivered), not a row the stream holds twice (duplicated).
 type Ledger struct {
-	// Origin is the process whose producers' counts this ledger holds.
-	Origin int `json:"origin"`
+	// Origin and Run are the process whose producers' counts this ledger
+	// holds.
+	Origin int    `json:"origin"`
+	Run    uint32 `json:"run"`
 	// Keys are the keys this process produced or delivered, sorted by
-	// (origin, producer, key).
+	// (origin, run, producer, key).
 	Keys []KeyLedger `json:"keys"`
+	// Positions are the positions this process delivered rows from, per
+	// partition (streams whose readers have positions).
+	Positions []PartitionPositions `json:"positions,omitempty"`
 	// Corrupt counts delivered rows without a valid header.
 	Corrupt int64 `json:"corrupt,omitempty"`
 }
@@ -33,6 +43,7 @@ type Ledger struct {
 // KeyLedger is one key in one process's ledger.
 type KeyLedger struct {
 	Origin   int    `json:"o"`
+	Run      uint32 `json:"r"`
 	Producer uint32 `json:"p"`
 	Key      uint32 `json:"k"`
 	// Produced is the key's last sequence number handed to a Produce call
@@ -48,6 +59,13 @@ type KeyLedger struct {
 	// OutOfOrder counts rows this process delivered after a higher seq of
 	// the same key from the same partition (a duplicate is not counted).
 	OutOfOrder int64 `json:"x,omitempty"`
+}
+
+// PartitionPositions are the positions one process delivered rows of a
+// partition from.
+type PartitionPositions struct {
+	Partition int       `json:"p"`
+	Delivered []Offsets `json:"d"`
 }
 
 // Range is the seqs Lo..Hi, both included. It encodes as [lo,hi].
@@ -69,22 +87,46 @@ func (r *Range) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Verdict is the account of rows across every ledger merged: the fleet's.
+// Offsets are the positions Lo..Hi, both included. It encodes as [lo,hi].
+type Offsets struct{ Lo, Hi int64 }
+
+// MarshalJSON encodes o as a two-number array.
+func (o Offsets) MarshalJSON() ([]byte, error) { return json.Marshal([2]int64{o.Lo, o.Hi}) }
+
+// UnmarshalJSON decodes a two-number array.
+func (o *Offsets) UnmarshalJSON(b []byte) error {
+	var a []int64
+	if err := json.Unmarshal(b, &a); err != nil {
+		return fmt.Errorf("stream: ledger positions: %w", err)
+	}
+	if len(a) != 2 || a[1] < a[0] {
+		return fmt.Errorf("stream: ledger positions %s: want [lo,hi], lo <= hi", b)
+	}
+	o.Lo, o.Hi = a[0], a[1]
+	return nil
+}
+
+// Verdict is the account of rows across every ledger merged: the group's.
 type Verdict struct {
 	Ledgers int `json:"ledgers"` // processes whose ledger was merged
 	RowCounts
 	// PerLedger is what each process produced and consumed, by origin.
 	PerLedger []LedgerFigures `json:"per_ledger"`
+	// SharedOrigins are origins that more than one process drew (told
+	// apart by their run ids, so the verdict holds; said, not failed).
+	SharedOrigins []int `json:"shared_origins,omitempty"`
 }
 
 // LedgerFigures are one process's rows in a Verdict.
 type LedgerFigures struct {
-	Origin   int   `json:"origin"`
-	Produced int64 `json:"produced"`
-	Consumed int64 `json:"consumed"`
+	Origin   int    `json:"origin"`
+	Run      uint32 `json:"run"`
+	Produced int64  `json:"produced"`
+	Consumed int64  `json:"consumed"`
 }
 
-// OK reports whether every row was delivered exactly once, in order.
+// OK reports whether every row was delivered exactly once, in order
+// (rows delivered again after a rebalance, redelivered, are no fault).
 func (v Verdict) OK() bool {
 	return v.Lost == 0 && v.Duplicated == 0 && v.OutOfOrder == 0 && v.Unknown == 0
 }
@@ -93,23 +135,29 @@ func (v Verdict) OK() bool {
 func (v Verdict) Problems() []string {
 	var out []string
 	if v.Lost > 0 {
-		out = append(out, fmt.Sprintf("stream: %d rows lost across the fleet (produced and acknowledged, delivered by no agent)", v.Lost))
+		out = append(out, fmt.Sprintf("stream: %d rows lost across the group (produced and acknowledged, delivered by no process)", v.Lost))
 	}
 	if v.Duplicated > 0 {
-		out = append(out, fmt.Sprintf("stream: %d rows delivered more than once across the fleet", v.Duplicated))
+		out = append(out, fmt.Sprintf("stream: %d rows delivered more than once across the group (besides %d redelivered after a rebalance)", v.Duplicated, v.Redelivered))
 	}
 	if v.OutOfOrder > 0 {
 		out = append(out, fmt.Sprintf("stream: %d rows delivered out of order (after a later row of the same key in the same partition)", v.OutOfOrder))
 	}
 	if v.Unknown > 0 {
-		out = append(out, fmt.Sprintf("stream: %d rows delivered that no agent's producers wrote (corrupt, or an agent's ledger is missing)", v.Unknown))
+		out = append(out, fmt.Sprintf("stream: %d rows delivered that no merged process's producers wrote (corrupt, or a process's ledger is missing)", v.Unknown))
 	}
 	return out
 }
 
 type ledgerID struct {
-	origin        int
-	producer, key uint32
+	origin             int
+	run, producer, key uint32
+}
+
+// process is one process of the group: its origin and run id.
+type process struct {
+	origin int
+	run    uint32
 }
 
 type keyAcc struct {
@@ -120,30 +168,38 @@ type keyAcc struct {
 }
 
 // Merge adds ledgers into one verdict. A key's produced count comes from
-// its origin's ledger; its deliveries from all of them. A row delivered
-// twice (anywhere) is a duplicate, a produced row delivered nowhere is
-// lost; nil ledgers are skipped.
+// its process's ledger; its deliveries from all of them. A row delivered
+// twice (anywhere) is redelivered when it came twice from one position
+// (again after a rebalance), else duplicated; a produced row delivered
+// nowhere is lost; nil ledgers are skipped.
 func Merge(ledgers ...*Ledger) Verdict {
 	var v Verdict
 	keys := map[ledgerID]*keyAcc{}
-	origins := map[int]bool{}
+	procs := map[process]bool{}
+	runsOf := map[int]map[uint32]bool{}
+	positions := map[int][]Offsets{}
 	for _, l := range ledgers {
 		if l == nil {
 			continue
 		}
 		v.Ledgers++
-		origins[l.Origin] = true
+		me := process{l.Origin, l.Run}
+		procs[me] = true
+		if runsOf[l.Origin] == nil {
+			runsOf[l.Origin] = map[uint32]bool{}
+		}
+		runsOf[l.Origin][l.Run] = true
 		v.Unknown += l.Corrupt
-		fig := LedgerFigures{Origin: l.Origin}
+		fig := LedgerFigures{Origin: l.Origin, Run: l.Run}
 		for i := range l.Keys {
 			k := &l.Keys[i]
-			id := ledgerID{k.Origin, k.Producer, k.Key}
+			id := ledgerID{k.Origin, k.Run, k.Producer, k.Key}
 			a := keys[id]
 			if a == nil {
 				a = &keyAcc{}
 				keys[id] = a
 			}
-			if k.Origin == l.Origin {
+			if (process{k.Origin, k.Run}) == me {
 				a.produced = max(a.produced, k.Produced)
 				a.failed = append(a.failed, k.Failed...)
 				fig.Produced += int64(k.Produced) - int64(countUpTo(k.Failed, k.Produced))
@@ -156,16 +212,68 @@ func Merge(ledgers ...*Ledger) Verdict {
 				}
 			}
 		}
+		for _, pp := range l.Positions {
+			positions[pp.Partition] = append(positions[pp.Partition], pp.Delivered...)
+		}
 		v.PerLedger = append(v.PerLedger, fig)
 	}
-	sort.Slice(v.PerLedger, func(i, j int) bool { return v.PerLedger[i].Origin < v.PerLedger[j].Origin })
+	sort.Slice(v.PerLedger, func(i, j int) bool {
+		a, b := v.PerLedger[i], v.PerLedger[j]
+		return a.Origin < b.Origin || a.Origin == b.Origin && a.Run < b.Run
+	})
 	for id, a := range keys {
-		if !origins[id.origin] {
+		if !procs[process{id.origin, id.run}] {
 			a.produced = 0 // nobody vouches for these rows
 		}
 		v.addKey(a)
 	}
+	for _, offs := range positions {
+		v.Redelivered += deliveredTwice(offs)
+	}
+	// Deliveries beyond a row's first are redelivered when a position was
+	// delivered again; only the rest are rows the stream held twice.
+	v.Duplicated = max(v.Duplicated-v.Redelivered, 0)
+	for origin, runs := range runsOf {
+		if len(runs) > 1 {
+			v.SharedOrigins = append(v.SharedOrigins, origin)
+		}
+	}
+	sort.Ints(v.SharedOrigins)
 	return v
+}
+
+// deliveredTwice counts positions delivered more than once among the
+// ranges.
+func deliveredTwice(offs []Offsets) int64 {
+	var total int64
+	for _, o := range offs {
+		total += o.Hi - o.Lo + 1
+	}
+	return total - covered(unionOffsets(offs))
+}
+
+// unionOffsets returns the sorted, disjoint union of the ranges.
+func unionOffsets(offs []Offsets) []Offsets {
+	s := slices.Clone(offs)
+	sort.Slice(s, func(i, j int) bool { return s[i].Lo < s[j].Lo })
+	out := s[:0]
+	for _, o := range s {
+		if n := len(out); n > 0 && o.Lo <= out[n-1].Hi+1 {
+			out[n-1].Hi = max(out[n-1].Hi, o.Hi)
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// covered counts the positions of disjoint ranges.
+func covered(offs []Offsets) int64 {
+	var n int64
+	for _, o := range offs {
+		n += o.Hi - o.Lo + 1
+	}
+	return n
 }
 
 // addKey accounts for one key's merged deliveries.
@@ -250,10 +358,12 @@ func countUpTo(seqs []uint32, n uint32) int {
 }
 
 // ApplyTo puts the verdict's row accounting into a summary (a fleet's
-// summed summary of a shared stream, whose agents left it to the
-// verdict): produced, consumed, distinct, lost, duplicated, out of order,
-// unknown and failed writes; the rates and tables are left as they are.
+// summed summary of a shared stream, whose agents' own verdicts were
+// partial): produced, consumed, distinct, lost, duplicated, redelivered,
+// out of order, unknown and failed writes; the rates and tables are left
+// as they are. The summary's verdict becomes "merged".
 func (v Verdict) ApplyTo(s *Summary) {
 	s.RowCounts = v.RowCounts
-	s.FleetVerdict, s.Ledger = false, nil
+	s.Verdict = VerdictMerged
+	s.ConsumedElsewhere, s.ForeignConsumed, s.Ledger = 0, 0, nil
 }

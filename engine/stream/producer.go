@@ -221,6 +221,11 @@ func (p *producer) build(cur *epochState, ts int64) {
 	digits13(c0buf[:], wall-86_400_000)
 	epoch := uint32(cur.epoch)
 	origin := uint16(p.w.opts.Origin)
+	if p.w.shared {
+		// No epochs in a shared stream: the field names the writing
+		// process's run (see shared.go).
+		epoch, origin = p.w.runID, uint16(p.w.origin)
+	}
 	for i, k := range p.pendKeys {
 		part := p.pidx[i]
 		slot := offs[part]
@@ -232,7 +237,7 @@ func (p *producer) build(cur *epochState, ts int64) {
 		binary.LittleEndian.PutUint32(row[8:], p.id)
 		binary.LittleEndian.PutUint32(row[12:], k)
 		binary.LittleEndian.PutUint32(row[16:], p.pendSeqs[i])
-		binary.LittleEndian.PutUint64(row[20:], uint64(ts))
+		binary.LittleEndian.PutUint64(row[20:], uint64(p.w.rowClock(ts)))
 		binary.LittleEndian.PutUint32(row[28:], uidOf(p.id, k))
 		copy(row[p.lay.timeOff:], tbuf[:])
 		copy(row[p.lay.col0Off:], c0buf[:])

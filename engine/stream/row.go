@@ -12,12 +12,17 @@ import (
 //
 //	[0]     kind: 'D' data row, 'M' epoch marker
 //	[1]     format version (1)
-//	[2:4]   origin (little endian uint16): the process in a fleet (stream.origin)
-//	[4:8]   epoch (little endian uint32): the partition map it was written under
+//	[2:4]   origin (little endian uint16): the process that wrote it
+//	        (stream.origin; in a shared stream a random one when unset)
+//	[4:8]   epoch (little endian uint32): the partition map it was written
+//	        under; in a shared stream, which has no epoch barrier, the
+//	        writing process's run id instead (random, non-zero), which
+//	        tells two processes that drew one origin apart
 //	[8:12]  producer id
 //	[12:16] key: the producer's key index (uid below is its hash)
 //	[16:20] seq: the key's sequence number, from 1
-//	[20:28] produce time, ns since the workload's start (monotonic clock)
+//	[20:28] produce time, ns since the workload's start (monotonic clock);
+//	        in a shared stream ns since the Unix epoch (see rowClock)
 //	[28:32] uid: 4-byte hash, the partition key (partition = uid % P)
 //	[32:]   |name=…|class=…|time=<13 digits>|col0=<13 digits>|col1=<13 digits>
 //
@@ -61,7 +66,7 @@ func decodeHeader(b []byte) (h rowHeader, ok bool) {
 	}
 	h.kind = b[0]
 	h.origin = binary.LittleEndian.Uint16(b[2:])
-	h.epoch = binary.LittleEndian.Uint32(b[4:])
+	h.epoch = binary.LittleEndian.Uint32(b[4:]) // the run id in a shared stream
 	h.producer = binary.LittleEndian.Uint32(b[8:])
 	h.key = binary.LittleEndian.Uint32(b[12:])
 	h.seq = binary.LittleEndian.Uint32(b[16:])

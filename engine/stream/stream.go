@@ -60,6 +60,10 @@ const (
 	DefaultMaxLag    = 100000
 	DefaultKeys      = 1000
 	DefaultReadBatch = 1000
+	// DefaultDrain bounds the drain at the end of the run: the consumers
+	// reaching the stream's end (a group: its committed offsets reaching
+	// the partitions' end offsets).
+	DefaultDrain = 30 * time.Second
 )
 
 func init() {
@@ -83,7 +87,8 @@ type Options struct {
 	Keys       int           // stream.keys: keys (uids) per producer
 	ReadBatch  int           // stream.readbatch: rows per consumer read
 	Partitions int           // partitions: the initial partition count
-	Origin     int           // stream.origin: this process's place in a fleet (0: alone)
+	Origin     int           // stream.origin: this process's place in a fleet (0: unset)
+	Drain      time.Duration // stream.drain: how long the end of the run may wait for the consumers
 }
 
 // Property names.
@@ -95,17 +100,20 @@ const (
 	PropKeys      = "stream.keys"
 	PropReadBatch = "stream.readbatch"
 	PropParts     = "partitions" // the core property
-	// PropOrigin numbers the process in a fleet (1, 2, ...; 0 alone): it
-	// goes into every row, so that rows of one shared stream name their
-	// producer uniquely across processes. The fleet's coordinator sets it.
+	// PropOrigin numbers the process (1, 2, ...; 0: unset): it goes into
+	// every row, so that rows of one shared stream name their producer
+	// across processes. A fleet's coordinator sets it (agent i is i+1);
+	// unset on a shared stream, the process draws a random one.
 	PropOrigin = "stream.origin"
+	// PropDrain bounds the drain at the end of the run.
+	PropDrain = "stream.drain"
 )
 
 // MaxOrigin is the largest stream.origin (two bytes of the row header).
 const MaxOrigin = 1<<16 - 1
 
 // Keys are the properties the workload reads (the Factory's Keys).
-var Keys = []string{PropBatchSize, PropRowSize, PropLinger, PropMaxLag, PropKeys, PropReadBatch, PropParts, PropOrigin}
+var Keys = []string{PropBatchSize, PropRowSize, PropLinger, PropMaxLag, PropKeys, PropReadBatch, PropParts, PropOrigin, PropDrain}
 
 func parseOptions(p adapters.Properties) (Options, error) {
 	r := adapters.NewReader(p)
@@ -123,6 +131,7 @@ func readOptions(r *adapters.Reader) Options {
 		Partitions: r.Int(PropParts, 1, 1, MaxPartitions),
 		Origin:     r.Int(PropOrigin, 0, 0, MaxOrigin),
 		Linger:     r.Duration(PropLinger, DefaultLinger, time.Millisecond, 0, time.Minute),
+		Drain:      r.Duration(PropDrain, DefaultDrain, time.Second, time.Second, time.Hour),
 	}
 }
 
@@ -169,9 +178,27 @@ type Workload struct {
 	samp sampler // sampler goroutine state (Sample)
 
 	// shared: the stream is consumed by a group of processes (see
-	// shared.go); set by Start.
+	// shared.go); set by Start, with this process's origin (stream.origin
+	// or a random one) and run id, which its rows carry.
 	shared bool
 	ss     adapters.SharedStream
+	origin int
+	runID  uint32
+	// A group another member can grow (adapters.GroupStream), and the
+	// runner's function for partition changes made here (WatchPartitions).
+	gs      adapters.GroupStream
+	watch   func(from, to int, why string)
+	later   func(partitions int, what string)
+	spans   []adapters.Span // the stream's spans when the drain began
+	spanErr error
+	// collided counts rows delivered with this process's origin and
+	// another's run id: another process drew the same origin.
+	collided atomic.Int64
+	// integrity counts reads that found rows missing or repeated in the
+	// stream (an adapter's KindIntegrity errors); lastIntegrity is the
+	// latest.
+	integrity     atomic.Int64
+	lastIntegrity atomic.Pointer[string]
 
 	// noBarrier (tests only) lets consumers deliver rows of a new epoch
 	// without waiting for older ones to drain, to show that order breaks.
@@ -189,6 +216,9 @@ var (
 	_ workload.Partitioned = (*Workload)(nil)
 	_ workload.Sampler     = (*Workload)(nil)
 	_ workload.Finisher    = (*Workload)(nil)
+	_ workload.Drainer     = (*Workload)(nil)
+	// PartitionWatcher: a shared stream grown by another process.
+	_ workload.PartitionWatcher = (*Workload)(nil)
 )
 
 // New builds the workload on db, which must implement adapters.Streamer.
@@ -220,6 +250,19 @@ func (w *Workload) LoadOp() int { return OpProduce }
 // now is the workload's monotonic clock in ns.
 func (w *Workload) now() int64 { return int64(time.Since(w.base)) }
 
+// rowClock is t (of now's clock) as rows carry their write time: now's
+// clock in a stream of this process's own; in a shared stream, whose rows
+// another process may deliver, nanoseconds since the Unix epoch (this
+// process's wall clock at its start, plus its monotonic clock since), so
+// that end-to-end latency holds across processes (across machines it
+// includes their clocks' skew).
+func (w *Workload) rowClock(t int64) int64 {
+	if w.shared {
+		return w.base.UnixNano() + t
+	}
+	return t
+}
+
 // Start opens the stream and starts one consumer per partition, for the
 // run phase; the load phase has nothing to do.
 func (w *Workload) Start(ctx context.Context, phase string, partitions int) error {
@@ -244,6 +287,8 @@ func (w *Workload) Start(ctx context.Context, phase string, partitions int) erro
 	w.stream = s
 	if ss, ok := s.(adapters.SharedStream); ok && ss.Shared() {
 		w.shared, w.ss = true, ss
+		w.origin, w.runID = identity(w.opts.Origin)
+		w.gs, _ = s.(adapters.GroupStream)
 	}
 	w.ep = newEpochs(partitions)
 	w.consCtx, w.consStop = context.WithCancel(context.Background())
@@ -262,8 +307,14 @@ func (w *Workload) Start(ctx context.Context, phase string, partitions int) erro
 		w.lingerWG.Add(1)
 		go w.lingerLoop()
 	}
+	if w.gs != nil {
+		go w.follow(w.consCtx, w.gs.Grown())
+	}
 	return nil
 }
+
+// DrainTime is stream.drain: the runner bounds Stop by it.
+func (w *Workload) DrainTime() time.Duration { return w.opts.Drain }
 
 // ensureReaders makes the partition states and readers of 0..n-1.
 func (w *Workload) ensureReaders(ctx context.Context, n int) error {
@@ -280,7 +331,7 @@ func (w *Workload) ensureReaders(ctx context.Context, n int) error {
 		if err != nil {
 			return fmt.Errorf("stream: reader of partition %d: %w", p, err)
 		}
-		parts = append(parts, newPartition(p, r, w.now()))
+		parts = append(parts, newPartition(p, r, w.rowClock(w.now())))
 	}
 	w.parts.Store(&parts)
 	return nil
@@ -331,10 +382,17 @@ func (w *Workload) SetPartitions(ctx context.Context, n int) error {
 	if g, ok := w.stream.(adapters.GrowOnlyStream); ok && n < w.ep.cur.parts {
 		return g.ShrinkError(w.ep.cur.parts, n)
 	}
+	t0, grows := time.Now(), n > w.ep.cur.parts
 	if err := w.ensureReaders(ctx, n); err != nil {
 		return err
 	}
-	return w.switchEpoch(ctx, n)
+	if err := w.switchEpoch(ctx, n); err != nil {
+		return err
+	}
+	if grows {
+		w.awaitAssigned(n, t0)
+	}
+	return nil
 }
 
 // switchEpoch moves producers to a new epoch with n partitions (0 at the
@@ -430,7 +488,7 @@ func (w *Workload) Stop(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	if w.shared {
-		w.drainShared(ctx, t0)
+		w.drainShared(ctx)
 		// Every row was read; the consumers finish recording what their
 		// last reads returned, then stop.
 		w.consStop()
@@ -441,7 +499,7 @@ func (w *Workload) Stop(ctx context.Context) error {
 		select {
 		case <-done:
 		case <-ctx.Done():
-			w.drainErr = fmt.Errorf("the consumers did not reach the end of the stream within the drain time (%v)", time.Since(t0).Round(time.Millisecond))
+			w.drainErr = fmt.Errorf("the consumers did not reach the end of the stream within %s (%v)", PropDrain, w.opts.Drain)
 			w.consStop()
 			<-done
 		}

@@ -163,6 +163,14 @@ func (w *Workload) sampleParts(v *View, prods []*producer, now int64, secs float
 	s := &w.samp
 	var bytesTotal int64
 	s.total.Reset()
+	// A shared stream's lag is the group's: what this process produced
+	// less what it consumed says nothing (another member may consume its
+	// rows, and it others'). The group's is measured by the stream, when
+	// it can; else it is left at 0.
+	var groupLag []int64
+	if w.gs != nil {
+		groupLag = w.gs.Lag()
+	}
 	for _, pt := range *w.parts.Load() {
 		consuming := w.ep.isRunning(pt.idx)
 		active := pt.idx < v.Partitions
@@ -189,8 +197,16 @@ func (w *Workload) sampleParts(v *View, prods []*producer, now int64, secs float
 			Lag: max(0, prodTotal-cons),
 			P50: lat.P50, P95: lat.P95, P99: lat.P99, Max: lat.Max, LatencyCount: lat.Count,
 		}
-		if pv.Lag > 0 {
-			pv.LagSeconds = time.Duration(now - max(pt.lastTS.Load(), 0)).Seconds()
+		if w.shared {
+			pv.Lag = 0
+			if pt.idx < len(groupLag) {
+				pv.Lag = groupLag[pt.idx]
+			}
+		}
+		// Shared: the age of the lag is known only of a partition this
+		// process is consuming now.
+		if pv.Lag > 0 && (!w.shared || pv.Rate > 0) {
+			pv.LagSeconds = time.Duration(w.rowClock(now) - max(pt.lastTS.Load(), 0)).Seconds()
 		}
 		pt.prevProduced, pt.prevConsumed, pt.prevBytes = prodTotal, cons, b
 		v.Lag += pv.Lag

@@ -277,7 +277,10 @@ func TestHTTPErrorsByStatusAndRetry(t *testing.T) {
 // table, and the runner's segments carry records_per_sec and mb_per_sec.
 // The changes come after a count of stored records, not after a sleep, so
 // every segment has records however busy the machine; rates are not
-// asserted (benchmarks measure them).
+// asserted (benchmarks measure them). Each step holds 4,000 records (about
+// 10 status intervals at the target): a row needs a steady interval, and
+// with 1,500 (under 4 intervals) a step on a loaded machine could hold
+// none and be left out of the table.
 func TestSweepTable(t *testing.T) {
 	db := newFakeLP()
 	db.delay = 2 * time.Millisecond
@@ -287,13 +290,14 @@ func TestSweepTable(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
+	const step = 4000
 	res, _, r := run(t, db, map[string]string{"threadcount": "1", "batch.size": "500", "target": "4000"}, func(rn *engine.Runner) {
 		base := db.stored()
 		for i, n := range []int{2, 4} {
-			waitStored(base + int64(i+1)*1500)
+			waitStored(base + int64(i+1)*step)
 			_ = rn.SetThreads(n)
 		}
-		waitStored(base + 4500)
+		waitStored(base + 3*step)
 		rn.Stop()
 	})
 	var writers []int

@@ -83,6 +83,26 @@ type Partitioned interface {
 	SetPartitions(ctx context.Context, n int) error
 }
 
+// PartitionWatcher is implemented by Partitioned workloads whose
+// partition count can change without SetPartitions: a stream shared with
+// other processes, one of which grew it. The runner calls WatchPartitions
+// once, before the run, with the function the workload calls after each
+// such change (from and to the partition count, why in a few words),
+// which the runner records as a partition change, and the one it calls
+// when a change takes effect later than it was made (a consumer group
+// assigned the new partitions: at most partitions, what happened), which
+// the runner records as an event of kind "rebalance".
+type PartitionWatcher interface {
+	WatchPartitions(changed func(from, to int, why string), later func(partitions int, what string))
+}
+
+// Drainer is implemented by Starters whose Stop may need longer than the
+// runner's default bound (30 s) to drain: Stop's context is bounded by
+// DrainTime instead (a property the user set).
+type Drainer interface {
+	DrainTime() time.Duration
+}
+
 // Sample is what a Sampler reports for one interval.
 type Sample struct {
 	// Delta holds counts for this interval, e.g. {"rows": 1e6, "mb": 220};
@@ -121,6 +141,9 @@ type Final struct {
 	// Problems (lost rows, points missing after ingest, ...) make the
 	// exit status non-zero; each is one line.
 	Problems []string
+	// Notes are said on stderr at the end, one line each, and change
+	// no exit status (what a check could not judge, and why).
+	Notes []string
 }
 
 // Finisher is implemented by workloads that check or summarise at the end

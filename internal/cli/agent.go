@@ -7,9 +7,12 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"benchtop/fleet"
+	"benchtop/internal/keyfile"
 )
 
 // agentOptions are `benchtop agent`'s flags.
@@ -20,16 +23,24 @@ type agentOptions struct {
 	TLSCert   string
 	TLSKey    string
 	Once      bool
+	// AuthTimeout and MaxUnauthenticated guard the listener against
+	// connections that never authenticate (fleet.ServeListener).
+	AuthTimeout        time.Duration
+	MaxUnauthenticated int
 }
 
 const agentUsage = `Usage:
   benchtop agent --listen ADDR [--token-file FILE] [--tls-cert FILE --tls-key FILE] [--once]
+                 [--auth-timeout 5s] [--max-unauthenticated 64]
   benchtop agent --stdio          (run by a coordinator's --ssh through OpenSSH)
 
 An agent runs nothing until an authenticated coordinator (benchtop run ...
 --agents HOST:PORT) sends it a run. The shared token comes from --token-file
 or BENCHTOP_TOKEN, never from the command line; without one the agent
-listens on loopback only. --once exits after one run (a Kubernetes Job).`
+listens on loopback only. --once exits after one run (a Kubernetes Job).
+A connection that has not authenticated within --auth-timeout is closed;
+at most --max-unauthenticated wait at once (the oldest is closed to make
+room), and none keeps a coordinator out.`
 
 // errAgentHelp is --help: the usage on stdout, exit status 0.
 var errAgentHelp = errors.New("help")
@@ -68,12 +79,28 @@ func parseAgentArgs(args []string) (*agentOptions, error) {
 			o.TLSCert, err = need()
 		case "tls-key":
 			o.TLSKey, err = need()
+		case "auth-timeout":
+			var v string
+			if v, err = need(); err == nil {
+				o.AuthTimeout, err = time.ParseDuration(strings.TrimSpace(v))
+				if err != nil || o.AuthTimeout < 100*time.Millisecond || o.AuthTimeout > 10*time.Minute {
+					return nil, usagef("agent: --auth-timeout %q: expected a duration from 100ms to 10m, e.g. 5s", v)
+				}
+			}
+		case "max-unauthenticated":
+			var v string
+			if v, err = need(); err == nil {
+				o.MaxUnauthenticated, err = strconv.Atoi(strings.TrimSpace(v))
+				if err != nil || o.MaxUnauthenticated < 1 || o.MaxUnauthenticated > 100000 {
+					return nil, usagef("agent: --max-unauthenticated %q: expected a whole number from 1 to 100000", v)
+				}
+			}
 		case "token":
 			return nil, usagef("agent: --token: a token on the command line is visible to every user of the machine; use --token-file FILE or %s", fleet.TokenEnv)
 		case "h", "help":
 			return nil, errAgentHelp
 		default:
-			return nil, usagef("agent: unknown flag %q (allowed: --listen, --stdio, --once, --token-file, --tls-cert, --tls-key)", a)
+			return nil, usagef("agent: unknown flag %q (allowed: --listen, --stdio, --once, --token-file, --tls-cert, --tls-key, --auth-timeout, --max-unauthenticated)", a)
 		}
 		if err != nil {
 			return nil, err
@@ -88,6 +115,8 @@ func parseAgentArgs(args []string) (*agentOptions, error) {
 		return nil, usagef("agent: --tls-cert and --tls-key go together")
 	case o.Stdio && o.TLSCert != "":
 		return nil, usagef("agent: --tls-cert: not with --stdio (ssh encrypts the channel)")
+	case o.Stdio && (o.AuthTimeout != 0 || o.MaxUnauthenticated != 0):
+		return nil, usagef("agent: --auth-timeout and --max-unauthenticated go with --listen (over --stdio ssh authenticates)")
 	}
 	return o, nil
 }
@@ -109,7 +138,8 @@ func agentCommand(st *State, args []string) int {
 		st.tell("agent: %v", err)
 		return exitUsage
 	}
-	cfg := fleet.AgentConfig{Token: token, Log: st.Stderr, Version: "benchtop (development build)", Once: o.Once}
+	cfg := fleet.AgentConfig{Token: token, Log: st.Stderr, Version: "benchtop (development build)", Once: o.Once,
+		AuthTimeout: o.AuthTimeout, MaxUnauthenticated: o.MaxUnauthenticated}
 	if o.Stdio {
 		if err := fleet.ServeStdio(st.ctx(), st.Stdin, st.Stdout, cfg); err != nil {
 			return exitFailure
@@ -118,6 +148,9 @@ func agentCommand(st *State, args []string) int {
 	}
 	var tlsCfg *tls.Config
 	if o.TLSCert != "" {
+		if err := keyfile.Secret("agent: --tls-key", o.TLSKey); err != nil {
+			return st.fail(exitUsage, err)
+		}
 		cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
 		if err != nil {
 			st.tell("agent: --tls-cert %s / --tls-key %s: %v", o.TLSCert, o.TLSKey, err)

@@ -4,7 +4,7 @@ package cli
 // for SIGTERM; State.signalStatus), and wins over the others.
 const (
 	exitOK      = 0
-	exitFailure = 1 // an error, a data-integrity mismatch, a workload's or an agent's problem
+	exitFailure = 1 // an error, a data-integrity mismatch, a workload's or an agent's problem, a failed verdict
 	exitUsage   = 2 // bad input: one line says which flag or key, which value, what is allowed
 	// exitIncomplete: a fleet run lost an agent; the figures cover the
 	// agents that stayed.

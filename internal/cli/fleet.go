@@ -12,10 +12,11 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/report"
 	"benchtop/engine/steps"
+	"benchtop/engine/stream"
 	"benchtop/fleet"
 	"benchtop/internal/output"
+	"benchtop/liblog"
 )
 
 // fleetRun validates the configuration as a local run does, coordinates
@@ -37,6 +38,23 @@ func fleetRun(st *State, o *options) int {
 	if err := o.Exports.Check(); err != nil {
 		return st.fail(exitUsage, err)
 	}
+	if o.Screen.ServeSSH != "" {
+		// Not silently dropped: a coordinator has no SSH viewers yet.
+		return st.fail(exitUsage, usagef("--serve-ssh: not with --agents, --agents-file or --ssh (a fleet's coordinator serves no SSH viewers yet): watch the coordinator's own screen, e.g. in tmux"))
+	}
+	// [screen] Library logging never reaches the terminal (--log FILE).
+	sink, err := liblog.Open(o.Screen.Log)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	defer sink.Close()
+	sink.Mask(adapters.SecretValues(o.Props))
+	// YCSB's exporter, exportfile and HDR files, written by the
+	// coordinator from the merged figures as one process writes them.
+	ycsb, err := output.NewYCSB(cfg)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
 	token, err := fleet.LoadToken(o.Fleet.TokenFile)
 	if err != nil {
 		return st.fail(exitUsage, err)
@@ -50,12 +68,17 @@ func fleetRun(st *State, o *options) int {
 	if err != nil {
 		return st.fail(exitUsage, err)
 	}
+	mx, err := startMetrics(st, o, true) // --metrics, --metrics-push (metrics.go)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	defer closeMetrics(mx)
 	cc := fleet.CoordConfig{Config: cfg, Props: o.Props, Label: o.Workload, Token: token, Agents: eps, Log: logw,
 		Meta: engine.CollectMeta(maskArgs(o.Args))}
 	ex := newExports(o)
 	player := newPlayer(st, o)
 	defer player.Close()
-	runHooks(st, o, player, ex, nil).coordinator(&cc)
+	runHooks(st, o, player, ex, ycsb, mx).coordinator(&cc)
 
 	c, err := fleet.Connect(st.ctx(), cc)
 	if err != nil {
@@ -68,6 +91,10 @@ func fleetRun(st *State, o *options) int {
 			return exitUsage
 		}
 		st.tell("%s", adapters.MaskSecretsIn(output.OneLine(err), o.Props))
+		var re *fleet.RefusedError
+		if errors.As(err, &re) && re.BadInput {
+			return exitUsage // an agent refused the run's input (its memory...)
+		}
 		return exitFailure
 	}
 	st.onSignal(c.Interrupt)
@@ -84,7 +111,13 @@ func fleetRun(st *State, o *options) int {
 		st.tell("%s", adapters.MaskSecretsIn(output.OneLine(runErr), o.Props))
 	}
 	player.Close()
-	return finishFleet(st, o, c, ex, player.Failures(), results, runErr, len(eps))
+	code := finishFleet(st, o, c, ex, ycsb, player.Failures(), results, runErr, len(eps))
+	var rows *stream.RowCounts
+	if v, _, ok := c.StreamVerdict(); ok {
+		rows = &v.RowCounts
+	}
+	endMetrics(st, o, mx, rows)
+	return code
 }
 
 // runCoordinator runs the fleet to its end, headless or under the live
@@ -107,16 +140,22 @@ func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Expo
 // finishFleet writes the fleet's report and exports once the run is over
 // and returns the exit status: the signal's, exitIncomplete when an agent
 // was lost, exitFailure on an error, an agent's problem, a failed stream
-// verdict or an integrity mismatch.
-func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, failed []steps.Failure, results []*engine.PhaseResult,
-	runErr error, agents int) int {
+// verdict or an integrity mismatch, exitThresholds when a --threshold was
+// crossed.
+func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, ycsb *output.YCSB, failed []steps.Failure,
+	results []*engine.PhaseResult, runErr error, agents int) int {
 	if st.Interactive {
 		for _, f := range failed {
 			st.tell("step failed: %s", f)
 		}
 	}
 	info := c.Info()
-	report.WriteText(st.Stdout, results, info)
+	info.Thresholds = o.Thresholds                         // --threshold, judged on the merged run
+	ycsbPaths, err := ycsb.Write(st.Stdout, results, info) // the report, through YCSB's exporter
+	if err != nil {
+		st.tell("%v", err)
+		runErr = err
+	}
 	output.WriteFleetText(st.Stdout, c)
 	output.WriteFleetStream(st.Stdout, c)
 	output.WriteFailedSteps(st.Stdout, failed)
@@ -127,7 +166,7 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 		st.tell("%v", err)
 		runErr = err
 	}
-	for _, p := range ex.Written() {
+	for _, p := range append(ex.Written(), ycsbPaths...) {
 		st.tell("wrote %s", p)
 	}
 	if code := st.signalStatus(); code != 0 {
@@ -152,6 +191,9 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	}
 	if n := len(results); n > 0 && results[n-1].Set.Integrity > 0 {
 		return exitFailure
+	}
+	if thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
+		return exitThresholds
 	}
 	return exitOK
 }

@@ -28,7 +28,17 @@ func kafkaOrSkip(t *testing.T) string {
 // fleetStreamDoc is what the test reads of a fleet run's JSON summary.
 type fleetStreamDoc struct {
 	Properties map[string]string `json:"properties"`
-	Fleet      struct {
+	Stream     struct {
+		PartitionsFinal int               `json:"partitions_final"`
+		Verdict         string            `json:"verdict"`
+		Scenarios       []stream.Scenario `json:"scenarios"`
+	} `json:"stream"`
+	Events []struct {
+		Kind string `json:"kind"`
+		To   string `json:"to"`
+		Text string `json:"text"`
+	} `json:"events"`
+	Fleet struct {
 		Stream *struct {
 			stream.Verdict
 			OK             bool `json:"ok"`
@@ -40,9 +50,9 @@ type fleetStreamDoc struct {
 		State   string
 		Summary struct {
 			Stream struct {
-				Consumed        int64 `json:"consumed"`
-				PartitionsFinal int   `json:"partitions_final"`
-				FleetVerdict    bool  `json:"accounted_by_fleet"`
+				Consumed        int64  `json:"consumed"`
+				PartitionsFinal int    `json:"partitions_final"`
+				Verdict         string `json:"verdict"`
 			} `json:"stream"`
 		}
 	}
@@ -52,7 +62,10 @@ type fleetStreamDoc struct {
 // to 8 partitions by the coordinator while rows flow: Kafka splits the
 // partitions between the agents and rebalances at the growth, and the
 // fleet's verdict (every agent's ledger merged) finds every row delivered
-// exactly once, each partition in order.
+// exactly once, each partition in order. The stream table counts the
+// topic's partitions once (4, then 8, not the agents' sum) and says the
+// threads per agent and in all; the rebalance after the growth is an
+// event.
 func TestFleetKafkaGroup(t *testing.T) {
 	brokers := kafkaOrSkip(t)
 	bin := buildBenchtop(t)
@@ -103,12 +116,37 @@ func TestFleetKafkaGroup(t *testing.T) {
 	}
 	for _, ag := range doc.Agents {
 		s := ag.Summary.Stream
-		if ag.State != "done" || s.PartitionsFinal != 8 || !s.FleetVerdict {
-			t.Errorf("agent %s: state %s, final partitions %d, accounted by the fleet %v; want done, 8, true", ag.Name, ag.State, s.PartitionsFinal, s.FleetVerdict)
+		if ag.State != "done" || s.PartitionsFinal != 8 || s.Verdict != stream.VerdictPartial {
+			t.Errorf("agent %s: state %s, final partitions %d, verdict %q; want done, 8, partial (the other agent consumed some rows)", ag.Name, ag.State, s.PartitionsFinal, s.Verdict)
 		}
 	}
 	if !strings.Contains(out, "[STREAM-FLEET], Verdict, OK") {
 		t.Errorf("no OK verdict line in the report:\n%s", out)
+	}
+	// One partition count: the topic's, not the agents' sum; threads per
+	// agent and in all.
+	if st := doc.Stream; st.PartitionsFinal != 8 || st.Verdict != stream.VerdictMerged {
+		t.Errorf("stream: final partitions %d, verdict %q; want 8 (the topic's), merged", st.PartitionsFinal, st.Verdict)
+	}
+	var parts []int
+	for _, sc := range doc.Stream.Scenarios {
+		parts = append(parts, sc.Partitions)
+		if sc.Agents != 2 || sc.ThreadsPerAgent != 2 || sc.Threads != 4 {
+			t.Errorf("scenario %+v: want 2 agents x 2 threads = 4", sc)
+		}
+	}
+	if len(parts) == 0 || parts[0] != 4 || parts[len(parts)-1] != 8 {
+		t.Errorf("the stream table's partitions %v: want 4 first and 8 last, the topic's", parts)
+	}
+	if !strings.Contains(out, "agents×threads") || !strings.Contains(out, "2×2=4") {
+		t.Errorf("the stream table does not say the agents and their threads:\n%s", out)
+	}
+	var rebalance bool
+	for _, e := range doc.Events {
+		rebalance = rebalance || e.Kind == "rebalance" && e.To == "8" && strings.Contains(e.Text, "gave all 8 partitions a consumer")
+	}
+	if !rebalance {
+		t.Errorf("no event says when the group gave the 8 partitions a consumer: %+v", doc.Events)
 	}
 	// The last agent to leave the group deleted the shared topic.
 	topic := doc.Properties["kafka.topic"]

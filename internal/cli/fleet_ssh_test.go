@@ -23,16 +23,26 @@ func TestFleetSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(b)
-	copied := "/tmp/benchtop-agent-" + hex.EncodeToString(sum[:])[:16]
-	t.Cleanup(func() { os.Remove(copied) }) // the hosts are this machine
+	// Each session's copy: /tmp/benchtop-agent-HASH-RANDOM (the hosts are
+	// this machine), removed when the run ends.
+	copies := "/tmp/benchtop-agent-" + hex.EncodeToString(sum[:])[:16] + "-*"
+	t.Cleanup(func() {
+		left, _ := filepath.Glob(copies)
+		for _, f := range left {
+			os.Remove(f)
+		}
+	})
 	js := filepath.Join(t.TempDir(), "ssh.json")
 	out, errs, code := runBenchtop(t, bin, "run", "memory", "-p", "recordcount=1000", "-p", "operationcount=4000",
 		"--ssh", hosts, "--ssh-config", cfg, "--ssh-copy", "--json", js)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, errs, out)
 	}
-	if _, err := os.Stat(copied); err != nil {
-		t.Errorf("--ssh-copy: %v", err)
+	if left, _ := filepath.Glob(copies); len(left) != 0 {
+		t.Errorf("--ssh-copy left %v on the hosts after the run", left)
+	}
+	if !strings.Contains(errs, "benchtop agent: listening") && !strings.Contains(errs, "[bt-agent1] benchtop agent:") {
+		t.Errorf("the copied agents did not run:\n%s", errs)
 	}
 	f := readFleetJSON(t, js)
 	if len(f.Agents) != 2 {
@@ -55,5 +65,12 @@ func TestFleetSSH(t *testing.T) {
 	}
 	if !strings.Contains(errs, "[bt-agent1] benchtop agent: run from") {
 		t.Errorf("the agents' stderr is not relayed with their names:\n%s", errs)
+	}
+	// A host ssh cannot reach: ssh's own message, every time.
+	for i := range 4 {
+		_, errs, code := runBenchtop(t, bin, "run", "memory", "-p", "operationcount=10", "--ssh", "nosuchalias.invalid", "--ssh-config", cfg)
+		if code != exitFailure || !strings.Contains(errs, "agent nosuchalias.invalid: ssh: exit status 255: ssh: Could not resolve hostname nosuchalias.invalid") {
+			t.Fatalf("run %d: exit %d, stderr:\n%s\nwant exit 1 with ssh's own message", i, code, errs)
+		}
 	}
 }

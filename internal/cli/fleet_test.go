@@ -72,7 +72,13 @@ var listenRE = regexp.MustCompile(`listening on (\S+)`)
 // its environment, and waits for it to listen.
 func startAgentProc(t *testing.T, bin string) *agentProc {
 	t.Helper()
-	cmd := exec.Command(bin, "agent", "--listen", "127.0.0.1:0")
+	return startAgentArgs(t, bin, []string{"agent", "--listen", "127.0.0.1:0"})
+}
+
+// startAgentArgs starts the binary with args as startAgentProc does.
+func startAgentArgs(t *testing.T, bin string, args []string) *agentProc {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), fleet.TokenEnv+"="+fleetToken)
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw

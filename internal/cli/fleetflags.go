@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 
 	"benchtop/fleet"
@@ -44,7 +45,11 @@ func (f *fleetFlags) set(name, v string) error {
 	case "token":
 		return usagef("--token: a token on the command line is visible to every user of the machine; use --token-file FILE or %s", fleet.TokenEnv)
 	case "agents":
-		f.Agents = append(f.Agents, splitList(v)...)
+		list := splitList(v)
+		if len(list) == 0 {
+			return usagef("--agents %q: no agent in it (expected HOST:PORT or NAME=HOST:PORT, several separated by commas)", v)
+		}
+		f.Agents = append(f.Agents, list...)
 	case "agents-file":
 		f.AgentsFile = v
 	case "token-file":
@@ -52,7 +57,11 @@ func (f *fleetFlags) set(name, v string) error {
 	case "tls-ca":
 		f.TLSCA = v
 	case "ssh":
-		f.SSH = append(f.SSH, splitList(v)...)
+		list := splitList(v)
+		if len(list) == 0 {
+			return usagef("--ssh %q: no host in it (expected [user@]host or NAME=[user@]host, several separated by commas)", v)
+		}
+		f.SSH = append(f.SSH, list...)
 	case "ssh-copy":
 		f.SSHCopy = true
 	case "ssh-config":
@@ -118,8 +127,8 @@ func (f *fleetFlags) endpoints(log io.Writer) ([]fleet.Endpoint, error) {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			addr = net.JoinHostPort(addr, defaultAgentPort)
 		}
-		if h, p, err := net.SplitHostPort(addr); err != nil || h == "" || p == "" {
-			return nil, usagef("--agents %q: expected HOST:PORT or NAME=HOST:PORT", s)
+		if err := checkAgentAddr(addr); err != nil {
+			return nil, usagef("--agents %q: %v (expected HOST:PORT or NAME=HOST:PORT)", s, err)
 		}
 		names, addrs = append(names, name), append(addrs, addr)
 	}
@@ -167,6 +176,45 @@ func (f *fleetFlags) endpoints(log io.Writer) ([]fleet.Endpoint, error) {
 		eps = append(eps, fleet.SSHEndpoint(name, dest, so))
 	}
 	return eps, nil
+}
+
+// checkAgentAddr checks an agent's HOST:PORT before anything is dialled:
+// a host name or an IP address, and a port from 1 to 65535.
+func checkAgentAddr(addr string) error {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if h == "" {
+		return fmt.Errorf("no host")
+	}
+	if net.ParseIP(h) == nil && !isHostName(h) {
+		return fmt.Errorf("host %q is neither an IP address nor a host name", h)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 1 || port > 65535 {
+		return fmt.Errorf("port %q is not a number from 1 to 65535", p)
+	}
+	return nil
+}
+
+// isHostName: DNS labels of letters, digits, '-' and '_', separated by
+// dots (RFC 1123, and the underscores some internal names carry).
+func isHostName(h string) bool {
+	if len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(h, "."), ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // readAgentsFile reads one agent a line; # starts a comment.

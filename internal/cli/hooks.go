@@ -2,7 +2,8 @@ package cli
 
 // What a run writes and calls back, made in one place for a run on this
 // machine (run.go) and a fleet's coordinator (fleet.go): the steps'
-// player, the exports, YCSB's HDR files and the -s status lines.
+// player, the exports, YCSB's HDR files, the -s status lines and the
+// live metrics.
 
 import (
 	"time"
@@ -12,6 +13,7 @@ import (
 	"benchtop/engine/steps"
 	"benchtop/fleet"
 	"benchtop/internal/output"
+	"benchtop/internal/output/metrics"
 )
 
 // hooks are the functions a run calls with every phase, snapshot and
@@ -24,10 +26,17 @@ type hooks struct {
 }
 
 // runHooks are the hooks of a run: its steps' player, its exports,
-// YCSB's HDR files (nil: none, as in a fleet) and, headless with -s, the
-// status lines on stderr.
-func runHooks(st *State, o *options, player *steps.Player, ex *output.Exports, ycsb *output.YCSB) hooks {
+// YCSB's HDR files (nil: none, as in a fleet), the live metrics (nil:
+// none) and, headless with -s, the status lines on stderr.
+func runHooks(st *State, o *options, player *steps.Player, ex *output.Exports, ycsb *output.YCSB, mx *metrics.Exporter) hooks {
 	var h hooks
+	if mx != nil {
+		// First: its snapshot hook adds a failing push's warning, which
+		// the status lines and the screen then show.
+		h.interval = append(h.interval, mx.Interval)
+		h.snapshot = append(h.snapshot, mx.Snapshot)
+		h.agent = append(h.agent, mx.AgentInterval)
+	}
 	if ycsb != nil {
 		h.interval = append(h.interval, ycsb.Interval)
 	}

@@ -29,6 +29,10 @@ type options struct {
 	BaselineFiles []string
 	Baseline      *output.Baseline
 	Fleet         fleetFlags // --agents, --ssh, ... (fleetflags.go)
+	// --metrics, --metrics-push, ... (metricsflags.go)
+	Metrics metricsFlags
+	// Demo is the scenario of benchtop demo (demo.go), nil otherwise.
+	Demo *steps.Demo
 }
 
 // flagValues are what the flags gave before the properties are assembled

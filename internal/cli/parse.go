@@ -20,6 +20,11 @@ func parseRun(command string, args, line []string) (*options, error) {
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 			o.DB, args = args[0], args[1:]
 		}
+	case "demo":
+		var err error
+		if args, err = demoAdapter(o, args); err != nil {
+			return nil, err
+		}
 	}
 	if _, ok := adapters.Lookup(o.DB); !ok {
 		return nil, usagef("database %q: unknown adapter (known: %s)", o.DB, strings.Join(adapters.Names(), ", "))
@@ -32,6 +37,9 @@ func parseRun(command string, args, line []string) (*options, error) {
 		return nil, err
 	}
 	if err := o.Screen.check(); err != nil {
+		return nil, err
+	}
+	if err := o.Metrics.check(); err != nil {
 		return nil, err
 	}
 	if o.Baseline, err = output.ReadBaseline(o.BaselineFiles); err != nil {

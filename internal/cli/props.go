@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -78,7 +77,10 @@ func assembleProps(o *options, fv *flagValues) error {
 		}
 	}
 	if o.Command == "demo" {
-		o.Steps = append(o.Steps, steps.Demo(runtime.NumCPU())...)
+		if err := demoScenario(o, fv, props); err != nil {
+			return err
+		}
+		o.Steps = append(o.Steps, o.Demo.Plan()...)
 	}
 	steps.Sort(o.Steps)
 	if _, ok := props["partitions"]; !ok && steps.Uses(o.Steps, steps.Partitions) {
@@ -137,7 +139,7 @@ func describeConfigErr(err error) string {
 		case "target":
 			key = "-target / target"
 		}
-		return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", key, ce.Value, ce.Allowed)
+		return fmt.Sprintf("%s: %q is not allowed (allowed: %s)", key, ce.Shown(), ce.Allowed)
 	}
 	return output.OneLine(err)
 }

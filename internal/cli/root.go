@@ -43,7 +43,8 @@ func commands() []command {
 		{name: "load", synopsis: "load DATABASE [flags]", summary: "YCSB load phase", run: runAs("load")},
 		{name: "run", synopsis: "run  DATABASE [flags]", summary: "YCSB run phase (memory: loads first)", run: runAs("run")},
 		{name: "agent", synopsis: "agent --listen ADDR | --stdio", summary: "a client machine of a fleet run (benchtop agent --help)", run: agentCommand},
-		{name: "demo", synopsis: "demo", summary: "a scripted scenario that plays by itself", run: runAs("demo")},
+		{name: "demo", synopsis: "demo [sim|memory]", summary: "a scripted scenario that plays by itself (on a model server by default)", run: runAs("demo")},
+		{name: "verdict", synopsis: "verdict A.json B.json ...", summary: "one verdict on a shared stream's rows from its consumer group's JSON summaries", run: verdictCommand},
 		{name: "list", aliases: []string{"adapters"}, synopsis: "list", summary: "the adapters", run: listCommand},
 		{name: "help", aliases: []string{"-h", "--help", "-help"}, synopsis: "help", run: helpCommand},
 		{name: "report", hidden: true, run: reportCommand},
@@ -66,7 +67,7 @@ func route(args []string) (command, []string, error) {
 	if strings.HasPrefix(args[0], "-") {
 		return command{run: runAs("run")}, args, nil
 	}
-	return command{}, nil, usagef("unknown command %q (allowed: load, run, demo, list, help)", args[0])
+	return command{}, nil, usagef("unknown command %q (allowed: load, run, agent, demo, verdict, list, help)", args[0])
 }
 
 // runAs is the command that runs name: load, run, demo, or "" for
@@ -82,6 +83,7 @@ func runCommand(st *State, name string, args []string) int {
 	if err != nil {
 		return st.fail(exitUsage, err)
 	}
+	st.hideSecrets(o.Props)
 	if o.Command == "help" {
 		return helpCommand(st, nil)
 	}

@@ -11,6 +11,7 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/steps"
 	"benchtop/internal/output"
+	"benchtop/internal/output/metrics"
 	"benchtop/liblog"
 )
 
@@ -54,6 +55,12 @@ func localRun(st *State, o *options) int {
 		return st.fail(exitUsage, err)
 	}
 	defer sink.Close()
+	sink.Mask(adapters.SecretValues(o.Props))
+	mx, err := startMetrics(st, o, false) // --metrics, --metrics-push (metrics.go)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	defer closeMetrics(mx)
 	if st.signalled() != nil {
 		return st.notStarted()
 	}
@@ -62,7 +69,7 @@ func localRun(st *State, o *options) int {
 		return code
 	}
 	defer db.Close()
-	p, code := buildRun(st, o, cfg, db, ycsb)
+	p, code := buildRun(st, o, cfg, db, ycsb, mx)
 	if p == nil {
 		return code
 	}
@@ -88,7 +95,9 @@ func localRun(st *State, o *options) int {
 		return st.fail(exitFailure, err)
 	}
 	results, runErr := execute(st, p, o)
-	return finishRun(st, p, results, runErr)
+	code = finishRun(st, p, results, runErr)
+	endMetrics(st, o, mx, metrics.StreamRows(results))
+	return code
 }
 
 // openAdapter connects to the database; a signal cancels the connect.
@@ -118,17 +127,17 @@ func openAdapter(st *State, o *options) (adapters.DB, int) {
 
 // buildRun builds the runner with its hooks (hooks.go) and refuses steps
 // the adapter cannot take.
-func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *output.YCSB) (*plan, int) {
+func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *output.YCSB, mx *metrics.Exporter) (*plan, int) {
 	info := engine.Info{Command: o.Command, Adapter: o.DB, Workload: o.Workload, Properties: adapters.MaskProperties(o.Props),
 		Meta:       engine.CollectMeta(maskArgs(o.Args)), // run metadata (runmeta.go)
 		Thresholds: o.Thresholds,                         // --threshold (thresholds.go)
 	}
 	if d, ok := db.(adapters.Describer); ok {
-		info.Target = d.Describe()
+		info.Target = adapters.MaskURL(d.Describe())
 	}
 	opts := engine.Options{Info: info}
 	p := &plan{exports: newExports(o), ycsb: ycsb, player: newPlayer(st, o)}
-	runHooks(st, o, p.player, p.exports, ycsb).engine(&opts)
+	runHooks(st, o, p.player, p.exports, ycsb, mx).engine(&opts)
 	runner, err := engine.New(cfg, db, opts)
 	if err != nil {
 		var ce *adapters.ConfigError
@@ -223,6 +232,11 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 	}
 	for _, path := range append(p.exports.Written(), ycsbPaths...) {
 		st.tell("wrote %s", path)
+	}
+	if c := results[len(results)-1].Closing; c != nil {
+		for _, n := range c.Notes { // what the closing check could not judge
+			st.tell("%s", n)
+		}
 	}
 	return runStatus(st, results, info, runErr)
 }

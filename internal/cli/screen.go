@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -45,6 +44,7 @@ func runScreen(ctx context.Context, r *engine.Runner, o *options, ex *output.Exp
 	if err != nil {
 		restore = func() {}
 	}
+	demo, demoEnd := demoCaptions(o)
 	uiErr := tui.Run(ctx, tui.Options{
 		Info:       r.Info(),
 		Snapshots:  sub.C(),
@@ -55,7 +55,8 @@ func runScreen(ctx context.Context, r *engine.Runner, o *options, ex *output.Exp
 		Interval:   r.Interval(),
 		Viewers:    vw.count(),
 		Notice:     note,
-		Demo:       demoCaptions(o),
+		Demo:       demo,
+		DemoEnd:    demoEnd,
 		Baseline:   screenBaseline(o.Baseline),
 	})
 	restore()
@@ -104,6 +105,7 @@ func startViewers(o *options, r *engine.Runner, save func() (string, error)) (v 
 	if o.Screen.ServeSSH == "" {
 		return v, "", nil
 	}
+	demo, demoEnd := demoCaptions(o)
 	srv, err := serve.Start(serve.Options{
 		Addr:           o.Screen.ServeSSH,
 		AuthorizedKeys: o.Screen.AuthorizedKeys,
@@ -113,7 +115,8 @@ func startViewers(o *options, r *engine.Runner, save func() (string, error)) (v 
 		Snapshots:      v.b,
 		Theme:          o.Theme,
 		SaveReport:     save,
-		Demo:           demoCaptions(o),
+		Demo:           demo,
+		DemoEnd:        demoEnd,
 		Baseline:       screenBaseline(o.Baseline),
 	})
 	if err != nil {
@@ -150,26 +153,28 @@ func (v *viewers) close() {
 	}
 }
 
-// demoCaptions are the demo's steps as the screen captions them; nil
-// outside the demo. The last step (stop) is the end card, not a caption.
-func demoCaptions(o *options) []tui.DemoStep {
-	if !o.Screen.Demo {
-		return nil
+// demoCaptions are the demo's steps as the screen captions them, and the
+// end card's line; nil outside the demo. The last step (stop) is the end
+// card, not a caption.
+func demoCaptions(o *options) (captions []tui.DemoStep, end string) {
+	if o.Demo == nil {
+		return nil, ""
 	}
-	var out []tui.DemoStep
-	for i, d := range steps.DemoScenario(runtime.NumCPU()) {
+	for i, d := range o.Demo.Steps {
 		ds := tui.DemoStep{Kind: d.Action.String(), Caption: d.Caption}
 		switch {
 		case i == 0:
 			ds.Kind = "start"
 		case d.Action == steps.Threads || d.Action == steps.Partitions:
 			ds.To = strconv.Itoa(d.N)
+		case d.Action == steps.Target:
+			ds.To = engine.FormatTarget(d.Rate)
 		case d.Action == steps.Stop:
 			continue
 		}
-		out = append(out, ds)
+		captions = append(captions, ds)
 	}
-	return out
+	return captions, o.Demo.End
 }
 
 // libLogNote says where library output went, once the screen is down.

@@ -27,7 +27,6 @@ type screenFlags struct {
 	ServeSSH       string // address of the SSH viewer server, "" = none
 	AuthorizedKeys string // keys allowed to control the run
 	ViewerKeys     string // keys allowed to watch ("" = anyone)
-	Demo           bool   // benchtop demo: captions and an end card
 }
 
 // set takes one flag's value.

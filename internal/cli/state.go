@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"golang.org/x/term"
+
+	"benchtop/adapters"
 )
 
 // State is what every command shares, made once by Main (as k6's
@@ -84,14 +87,36 @@ func (st *State) notStarted() int {
 	return st.signalStatus()
 }
 
-// lockedWriter serialises writes.
+// hideSecrets makes every later line on stderr lose the secrets props
+// hold (adapters.SecretValues): the last guard, whatever a library puts
+// into an error.
+func (st *State) hideSecrets(props map[string]string) {
+	if lw, ok := st.Stderr.(*lockedWriter); ok {
+		lw.mu.Lock()
+		lw.secrets = adapters.SecretValues(props)
+		lw.mu.Unlock()
+	}
+}
+
+// lockedWriter serialises writes, and masks the secrets it was given.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	secrets []string
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if len(l.secrets) == 0 {
+		return l.w.Write(p)
+	}
+	s := string(p)
+	for _, v := range l.secrets {
+		s = strings.ReplaceAll(s, v, "****")
+	}
+	if _, err := io.WriteString(l.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -26,6 +26,9 @@ benchtop flags (also with --):
   --sweep key=v1,v2,...   a staircase of --at steps, one segment per value (threads, partitions, target)
   --step DURATION    time per sweep value (default 10s)
   --theme NAME       dark, light, high-contrast, colorblind
+  --metrics ADDR     serve the live figures to Prometheus at http://ADDR/metrics (e.g. :9464)
+  --metrics-push URL push them every interval with Prometheus remote write (docs/metrics.md);
+                     --metrics-run NAME labels the run, --metrics-linger D, --metrics-go
 
 Fleet flags (run or load from many client machines, each running benchtop agent):
   --agents HOST:PORT,...   the agents (or NAME=HOST:PORT); --agents-file FILE: one a line

@@ -140,7 +140,7 @@ func (e *Exports) Finish(results []*engine.PhaseResult, info engine.Info, doc *S
 		errs = append(errs, e.done("--json", p, err))
 	}
 	if e.html != nil {
-		err := writeFileAtomic(e.html.path, func(w io.Writer) error { return e.html.render(w, results, info) })
+		err := writeFileAtomic(e.html.path, func(w io.Writer) error { return e.html.render(w, results, info, doc.htmlAgents()) })
 		errs = append(errs, e.done("--html", e.html.path, err))
 	}
 	e.series, e.hdr, e.html = nil, nil, nil

@@ -7,9 +7,11 @@ package output
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"benchtop/engine/stream"
 	"benchtop/fleet"
+	"benchtop/htmlreport"
 )
 
 // FleetMembers are a fleet run's members of the JSON summary.
@@ -51,8 +53,28 @@ func FleetOf(c *fleet.Coordinator) *FleetMembers {
 	return m
 }
 
-// WriteFleetText adds the fleet's lines after the merged report: one
-// [AGENT name] block per agent, in YCSB's "[SECTION], metric, value" form.
+// htmlAgents are the summary's agents for the page (nil without a
+// fleet).
+func (s *Summary) htmlAgents() []htmlreport.Agent {
+	if s == nil || s.FleetMembers == nil {
+		return nil
+	}
+	out := make([]htmlreport.Agent, 0, len(s.Agents))
+	for _, a := range s.Agents {
+		h := htmlreport.Agent{Name: a.Name, State: a.State, Reason: a.Reason, LostAtMs: a.LostAtMs, UpToLoss: a.UpToLoss}
+		for _, p := range a.Phases {
+			h.Phases = append(h.Phases, htmlreport.AgentPhase{Phase: string(p.Phase), RunTimeMs: p.RunTimeMs,
+				Operations: p.Operations, Throughput: p.Throughput, Errors: p.Errors})
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// WriteFleetText adds the fleet's lines after the merged report: the
+// agents' operations per phase added up (lost agents' up to their loss:
+// the merged figures include them), then one [AGENT name] block per
+// agent, in YCSB's "[SECTION], metric, value" form.
 func WriteFleetText(w io.Writer, c *fleet.Coordinator) {
 	agents := c.Agents()
 	fmt.Fprintf(w, "[FLEET], Agents, %d\n", len(agents))
@@ -63,11 +85,17 @@ func WriteFleetText(w io.Writer, c *fleet.Coordinator) {
 		}
 	}
 	fmt.Fprintf(w, "[FLEET], Lost, %d\n", lost)
+	for _, t := range agentTotals(agents) {
+		fmt.Fprintf(w, "[FLEET], %s Operations, %d\n", t.Phase, t.Operations)
+	}
 	for _, a := range agents {
 		sec := "[AGENT " + a.Name + "]"
 		fmt.Fprintf(w, "%s, State, %s\n", sec, a.State)
 		if a.Reason != "" {
 			fmt.Fprintf(w, "%s, Reason, %s\n", sec, a.Reason)
+		}
+		if a.UpToLoss {
+			fmt.Fprintf(w, "%s, Figures, up to its loss at %.1f s (in the merged figures)\n", sec, float64(a.LostAtMs)/1e3)
 		}
 		for _, p := range a.Phases {
 			fmt.Fprintf(w, "%s, %s Operations, %d\n", sec, p.Phase, p.Operations)
@@ -77,33 +105,29 @@ func WriteFleetText(w io.Writer, c *fleet.Coordinator) {
 	}
 }
 
+// agentTotals are the agents' operations per phase added up, in the
+// order the phases first appear.
+func agentTotals(agents []fleet.AgentReport) []fleet.PhaseFigures {
+	var out []fleet.PhaseFigures
+	for _, a := range agents {
+		for _, p := range a.Phases {
+			i := slices.IndexFunc(out, func(t fleet.PhaseFigures) bool { return t.Phase == p.Phase })
+			if i < 0 {
+				out = append(out, fleet.PhaseFigures{Phase: p.Phase})
+				i = len(out) - 1
+			}
+			out[i].Operations += p.Operations
+			out[i].Errors += p.Errors
+		}
+	}
+	return out
+}
+
 // WriteFleetStream writes the fleet's verdict on a shared stream's rows
-// (every agent's ledger merged), in the [STREAM] lines' form; nothing
-// without a shared stream.
+// (every agent's ledger merged): WriteStreamVerdict's [STREAM-FLEET]
+// lines; nothing without a shared stream.
 func WriteFleetStream(w io.Writer, c *fleet.Coordinator) {
-	v, missing, ok := c.StreamVerdict()
-	if !ok {
-		return
+	if v, missing, ok := c.StreamVerdict(); ok {
+		WriteStreamVerdict(w, v, missing)
 	}
-	line := func(k string, x any) { fmt.Fprintf(w, "[STREAM-FLEET], %s, %v\n", k, x) }
-	line("Ledgers", v.Ledgers)
-	if missing > 0 {
-		line("MissingLedgers", missing)
-	}
-	line("RowsProduced", v.Produced)
-	line("RowsConsumed", v.Consumed)
-	line("RowsLost", v.Lost)
-	line("RowsDuplicated", v.Duplicated)
-	line("RowsOutOfOrder", v.OutOfOrder)
-	line("RowsUnknown", v.Unknown)
-	line("FailedWrites", v.FailedWrites)
-	for _, l := range v.PerLedger {
-		fmt.Fprintf(w, "[STREAM-FLEET], Origin %d RowsProduced, %d\n", l.Origin, l.Produced)
-		fmt.Fprintf(w, "[STREAM-FLEET], Origin %d RowsConsumed, %d\n", l.Origin, l.Consumed)
-	}
-	verdict := "OK"
-	if !v.OK() || missing > 0 {
-		verdict = "FAILED"
-	}
-	line("Verdict", verdict)
 }

@@ -31,20 +31,25 @@ func newLiveHTML(path string, start time.Time, base *Baseline, name string) (*li
 	return &liveHTML{path: path, rec: htmlreport.NewRecorder(start), baseline: base, name: name}, nil
 }
 
-// render writes the page of results to w.
-func (h *liveHTML) render(w io.Writer, results []*engine.PhaseResult, info engine.Info) error {
+// render writes the page of results to w, with a fleet's agents (nil:
+// none).
+func (h *liveHTML) render(w io.Writer, results []*engine.PhaseResult, info engine.Info, agents []htmlreport.Agent) error {
 	if len(results) == 0 {
 		return errors.New("nothing measured yet")
 	}
 	var rep *htmlreport.Report
-	var err error
 	if h.baseline != nil {
-		rep, err = h.rec.Compare(h.baseline.Run, h.baseline.JSON, h.name, results, info)
+		var err error
+		if rep, err = h.rec.Compare(h.baseline.Run, h.baseline.JSON, h.name, results, info); err != nil {
+			return err
+		}
 	} else {
-		rep, err = h.rec.Report(results, info)
-	}
-	if err != nil {
-		return err
+		run, err := h.rec.Run(results, info)
+		if err != nil {
+			return err
+		}
+		run.Agents = agents
+		rep = htmlreport.Build(run)
 	}
 	return htmlreport.Render(w, rep)
 }

@@ -56,14 +56,15 @@ func save(results []*engine.PhaseResult, info engine.Info, e *Exports,
 		text(w, results)
 		return nil
 	})
+	d := doc(results)
 	if err == nil {
-		err = writeFileAtomic(base+".json", doc(results).Write)
+		err = writeFileAtomic(base+".json", d.Write)
 	}
 	if err != nil {
 		return "", fmt.Errorf("save report: %w", err)
 	}
 	if e != nil && e.html != nil {
-		err := writeFileAtomic(base+".html", func(w io.Writer) error { return e.html.render(w, results, info) })
+		err := writeFileAtomic(base+".html", func(w io.Writer) error { return e.html.render(w, results, info, d.htmlAgents()) })
 		if err != nil {
 			return "", fmt.Errorf("save report: %w", err)
 		}

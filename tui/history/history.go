@@ -123,7 +123,8 @@ type History struct {
 	// partitioned stream, whose rates are rows consumed.
 	Unit string
 	// CurRate and MeanRate are the newest interval's rate and the mean
-	// since the start, in Unit.
+	// since the phase's start, in Unit; intervals spent paused do not
+	// count in the mean (meanRate).
 	CurRate, MeanRate float64
 	// RateName names what a workload's own rate counts ("Consumed" for
 	// the stream's rows), "" for operations; MBps is the same traffic in
@@ -143,6 +144,7 @@ type History struct {
 	points *Ring[Point]
 	lat    map[string]*Ring[Lat]
 	events *Ring[engine.Event]
+	mean   meanRate
 }
 
 // Bounds of the throughput series, in points: at least an hour at 1 s, at
@@ -183,6 +185,7 @@ func (h *History) Add(s *engine.Snapshot) {
 		h.lat = map[string]*Ring[Lat]{}
 		h.events = NewRing[engine.Event](eventCap)
 		h.MaxRate = 0
+		h.mean = meanRate{}
 	}
 	h.Last = s
 	rate := s.Total.Interval.Rate
@@ -198,6 +201,7 @@ func (h *History) Add(s *engine.Snapshot) {
 		}
 		h.Stream = w.Partitions
 	}
+	h.MeanRate = h.mean.add(s, rate, h.MeanRate)
 	if rate > h.MaxRate {
 		h.MaxRate = rate
 	}
@@ -239,6 +243,36 @@ func (h *History) Add(s *engine.Snapshot) {
 			}
 		}
 	}
+}
+
+// meanRate is the mean rate of a phase over the time it ran: the rate of
+// each interval weighted by its length, leaving out the intervals spent
+// paused from end to end, so that a pause does not drag the mean down
+// (the engine's cumulative rate is over the phase's wall time, pauses
+// included, as YCSB's [OVERALL] Throughput is).
+type meanRate struct {
+	phase       engine.Phase
+	paused      bool    // the previous interval ended paused
+	work, spent float64 // Σ rate × seconds, Σ seconds
+}
+
+// add counts one snapshot's interval at rate and returns the mean so
+// far; fallback (the engine's or the workload's own mean) until an
+// interval counted.
+func (m *meanRate) add(s *engine.Snapshot, rate, fallback float64) float64 {
+	if s.Phase != m.phase {
+		*m = meanRate{phase: s.Phase}
+	}
+	wholly := s.Paused && m.paused // paused before it began and still at its end
+	m.paused = s.Paused
+	if secs := s.Interval.Seconds(); secs > 0 && !wholly {
+		m.work += rate * secs
+		m.spent += secs
+	}
+	if m.spent <= 0 {
+		return fallback
+	}
+	return m.work / m.spent
 }
 
 // fit grows the throughput series so that it holds Window at the mean

@@ -53,3 +53,43 @@ func TestWindowBounds(t *testing.T) {
 		t.Errorf("after grow: %v, want [3 4 5 6]", got)
 	}
 }
+
+// The mean the header shows is over the time the phase ran: intervals
+// paused from end to end do not count, so the mean holds still while the
+// run is paused (the engine's cumulative rate, over the wall time, falls),
+// and a new phase starts it afresh.
+func TestMeanLeavesPausedIntervalsOut(t *testing.T) {
+	h := New(time.Second)
+	n := 0
+	add := func(phase engine.Phase, rate float64, paused bool, cumulative float64) {
+		n++
+		s := &engine.Snapshot{Phase: phase, Elapsed: time.Duration(n) * time.Second, Interval: time.Second, Paused: paused}
+		s.Total.Interval.Rate, s.Total.Cumulative.Rate = rate, cumulative
+		h.Add(s)
+	}
+	for i := 0; i < 4; i++ {
+		add(engine.PhaseRun, 1000, false, 1000)
+	}
+	// Paused within the fifth interval: it counts, at the rate it had.
+	add(engine.PhaseRun, 600, true, 920)
+	if h.MeanRate != 920 {
+		t.Fatalf("mean after a pause began: %v, want 920", h.MeanRate)
+	}
+	for i := 0; i < 5; i++ {
+		add(engine.PhaseRun, 0, true, 4600/float64(6+i))
+		if h.MeanRate != 920 {
+			t.Fatalf("mean %v after %d paused intervals, want it held at 920 (the engine's: %v)", h.MeanRate, i+1, h.Last.Total.Cumulative.Rate)
+		}
+	}
+	// Resumed within an interval: it counts, then the rest.
+	add(engine.PhaseRun, 400, false, 0)
+	add(engine.PhaseRun, 2000, false, 0)
+	if want := (4600.0 + 400 + 2000) / 7; h.MeanRate != want {
+		t.Errorf("mean after the resume: %v, want %v", h.MeanRate, want)
+	}
+	// A new phase: its own mean.
+	add(engine.PhaseLoad, 50, false, 50)
+	if h.MeanRate != 50 {
+		t.Errorf("mean of a new phase: %v, want 50", h.MeanRate)
+	}
+}

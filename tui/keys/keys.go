@@ -26,7 +26,7 @@ var Keys = KeyMap{
 	PartsDown:       key.NewBinding(key.WithKeys("["), key.WithHelp("[", "partitions -1")),
 	PartsDouble:     key.NewBinding(key.WithKeys("}"), key.WithHelp("}/{", "partitions ×2 ÷2")),
 	PartsHalve:      key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "partitions ÷2")),
-	TargetUp:        key.NewBinding(key.WithKeys("t"), key.WithHelp("t/T", "target +25% / -25% (from ∞: the achieved rate)")),
+	TargetUp:        key.NewBinding(key.WithKeys("t"), key.WithHelp("t/T", "target +25% / -25%")),
 	TargetDown:      key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "target -25%")),
 	TargetUnlimited: key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "target unlimited")),
 	Pause:           key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/resume")),
@@ -56,23 +56,25 @@ func (k KeyMap) ViewerHelp() []key.Binding {
 		short(k.Latency, "i", "latency"), k.Help, short(k.Quit, "q", "leave")}
 }
 
-// ShortHelp is the one-line help at the bottom, most useful first.
+// ShortHelp is the help at the bottom of the screen, most useful first:
+// every key a user needs at a glance (the full help has the rest).
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{
 		short(k.ThreadsUp, "+/-", "threads"), short(k.PartsUp, "]/[", "partitions"),
 		short(k.TargetUp, "t/T", "target"), short(k.Prompt, ":", "type a value"), short(k.Pause, "space", "pause"),
-		k.Mark, k.NextView, short(k.Save, "s", "save"),
-		k.Help, k.Quit,
+		k.Mark, k.NewSegment, k.NextView, short(k.Save, "s", "save"), short(k.NextTheme, "c", "theme"),
+		short(k.Window, "w", "window"), k.Help, k.Quit,
 	}
 }
 
-// CompactHelp is ShortHelp for narrow screens: shorter words, and mark and
-// save left to the full help, so that ? and q always show.
+// CompactHelp is ShortHelp in shorter words, for narrow screens: the same
+// keys.
 func (k KeyMap) CompactHelp() []key.Binding {
 	return []key.Binding{
 		short(k.ThreadsUp, "+/-", "thr"), short(k.PartsUp, "]/[", "part"),
 		short(k.TargetUp, "t/T", "target"), short(k.Prompt, ":", "value"), short(k.Pause, "space", "pause"),
-		short(k.NextView, "tab", "view"), k.Help, k.Quit,
+		k.Mark, short(k.NewSegment, "r", "segment"), short(k.NextView, "tab", "view"), short(k.Save, "s", "save"),
+		short(k.NextTheme, "c", "theme"), short(k.Window, "w", "window"), k.Help, k.Quit,
 	}
 }
 

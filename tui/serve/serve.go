@@ -27,6 +27,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"benchtop/engine"
+	"benchtop/internal/keyfile"
 	"benchtop/tui"
 	"benchtop/tui/common"
 	"benchtop/tui/fanout"
@@ -49,6 +50,7 @@ type Options struct {
 	SaveReport func() (string, error)
 	Interval   time.Duration
 	Demo       []tui.DemoStep
+	DemoEnd    string
 	// Depth is each viewer's snapshot buffer (default 4): a viewer further
 	// behind skips to the newest.
 	Depth int
@@ -91,11 +93,17 @@ func Start(opts Options) (*Server, error) {
 	s := &Server{opts: opts}
 	var err error
 	if opts.AuthorizedKeys != "" {
+		if err := keyfile.Public("--ssh-authorized-keys", opts.AuthorizedKeys); err != nil {
+			return nil, err
+		}
 		if s.control, err = loadKeys(opts.AuthorizedKeys); err != nil {
 			return nil, fmt.Errorf("--ssh-authorized-keys %s: %w", opts.AuthorizedKeys, err)
 		}
 	}
 	if opts.ViewerKeys != "" {
+		if err := keyfile.Public("--ssh-viewer-keys", opts.ViewerKeys); err != nil {
+			return nil, err
+		}
 		if s.viewer, err = loadKeys(opts.ViewerKeys); err != nil {
 			return nil, fmt.Errorf("--ssh-viewer-keys %s: %w", opts.ViewerKeys, err)
 		}
@@ -110,6 +118,11 @@ func Start(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("state folder %s: %w", dir, err)
 	}
 	s.hostKey = filepath.Join(dir, "ssh_host_ed25519")
+	// A host key others can read lets them pose as this server; one they
+	// can write, or swap through its folder, too. Refused, as sshd does.
+	if err := keyfile.Secret("the SSH viewers' host key", s.hostKey); err != nil {
+		return nil, err
+	}
 	srv, err := wish.NewServer(
 		wish.WithAddress(opts.Addr),
 		wish.WithHostKeyPath(s.hostKey),
@@ -233,6 +246,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Renderer:   bubbletea.MakeRenderer(sess),
 		Notice:     notice,
 		Demo:       s.opts.Demo,
+		DemoEnd:    s.opts.DemoEnd,
 		Baseline:   s.opts.Baseline,
 	})
 	if err != nil {

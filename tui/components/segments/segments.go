@@ -222,9 +222,11 @@ func (m *Model) layoutFor(segs []engine.Segment, iw int) layout {
 // header is the table's title row.
 func (m *Model) header(l layout) string {
 	var hb strings.Builder
-	hb.WriteString(" ")
+	debt := -1 // the line's leading space is the first column's
 	for _, c := range l.cols {
-		hb.WriteString(cell(c, c.title))
+		var v string
+		v, debt = cell(c, c.title, debt)
+		hb.WriteString(v)
 	}
 	if l.changeW > 0 {
 		hb.WriteString("  " + common.Fit("change", l.changeW))
@@ -273,14 +275,24 @@ func describe(s engine.Segment) string {
 		" → " + format.SI(s.OpsPerSec) + " ops/s, p99 " + format.Duration(s.P99)
 }
 
-func cell(c column, v string) string {
+// cell is v in its column: left-aligned, or right-aligned after at least
+// one space. A value too wide for its column takes the cells it needs
+// from the columns after it, debt being the cells already taken (-1: one
+// more to spare, the line's leading space): it returns the new debt, so
+// that a row's columns stay under their titles.
+func cell(c column, v string, debt int) (string, int) {
+	w := c.w - debt
+	n := common.Width(v) // display cells, not bytes: "●" is 3 bytes, 1 cell
 	if c.left {
-		return common.Fit(v, c.w)
+		if n < w {
+			return v + strings.Repeat(" ", w-n), 0
+		}
+		return v + " ", n + 1 - w
 	}
-	if n := common.Width(v); n < c.w {
-		return strings.Repeat(" ", c.w-n) + v
+	if n < w {
+		return strings.Repeat(" ", w-n) + v, 0
 	}
-	return " " + v
+	return " " + v, n + 1 - w
 }
 
 func (m *Model) row(cols []column, extras []string, changeW, barW int, peak float64, s engine.Segment) string {
@@ -331,9 +343,10 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 		vals = append(vals, m.deltas(s)...)
 	}
 	var b strings.Builder
-	b.WriteString(" ")
+	debt := -1 // the line's leading space: "●12" keeps its digits under "#"
 	for i, c := range cols {
-		v := cell(c, vals[i])
+		var v string
+		v, debt = cell(c, vals[i], debt)
 		switch {
 		case (c.title == "err" || c.title == "errors") && s.Errors > 0:
 			b.WriteString(st.Alarm.Render(v))

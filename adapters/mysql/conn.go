@@ -1,0 +1,165 @@
+package mysql
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"benchtop/adapters/jdbc"
+)
+
+// conn is one connection with its prepared statements and the scratch
+// space of one operation (a connection serves one worker at a time).
+type conn struct {
+	mc    driver.Conn
+	nc    net.Conn // its socket, for a context's end
+	stmts map[string]*stmt
+	set   jdbc.Set
+	args  []driver.Value
+	dest  []driver.Value
+	vals  [][]byte
+	w     *jdbc.Watcher
+	bad   bool // broken or in an unknown state: closed when put back
+}
+
+// stmt is a statement prepared on one connection; a SELECT *'s result
+// columns mapped to fields, known at its first result.
+type stmt struct {
+	st  driver.Stmt
+	res *jdbc.Result
+}
+
+// maxStatements bounds a connection's prepared statements (the server's
+// max_prepared_stmt_count, 16,382 by default, counts all connections'):
+// past it a statement is prepared, run and closed each time.
+const maxStatements = 64
+
+// socketKey carries the slot where dialKeeping leaves a new connection's
+// socket.
+type socketKey struct{}
+
+// dialKeeping dials as the driver would and leaves the socket in the
+// context's slot, so that the adapter can end an operation by its
+// deadline.
+func dialKeeping(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, network, addr)
+	if err == nil {
+		if slot, ok := ctx.Value(socketKey{}).(*net.Conn); ok {
+			*slot = nc
+		}
+	}
+	return nc, err
+}
+
+func (db *DB) dial(ctx context.Context) (*conn, error) {
+	var nc net.Conn
+	mc, err := db.connector.Connect(context.WithValue(ctx, socketKey{}, &nc))
+	if err != nil {
+		return nil, err
+	}
+	if nc == nil {
+		mc.Close()
+		return nil, errors.New("the driver connected without dialing through the adapter")
+	}
+	return &conn{mc: mc, nc: nc, stmts: map[string]*stmt{}, w: jdbc.NewWatcher(nc)}, nil
+}
+
+func (c *conn) close() {
+	c.w.Stop()
+	for _, st := range c.stmts {
+		_ = st.st.Close()
+	}
+	_ = c.mc.Close()
+}
+
+// failed records what err says of the connection: a server's error
+// leaves it usable; any other (a broken socket, a context's end, a
+// protocol error) does not.
+func (c *conn) failed(err error) {
+	var me *gomysql.MySQLError
+	if err != nil && !errors.As(err, &me) {
+		c.bad = true
+	}
+}
+
+// statement returns the prepared statement of signature sig, preparing it
+// with the text sql() gives on a miss. once says it is not kept (the
+// caller closes it after use).
+func (db *DB) statement(c *conn, sig []byte, sql func() string) (st *stmt, once bool, err error) {
+	if st, ok := c.stmts[string(sig)]; ok {
+		return st, false, nil
+	}
+	ds, err := c.mc.Prepare(sql())
+	if err != nil {
+		c.failed(err)
+		return nil, false, err
+	}
+	st = &stmt{st: ds}
+	if len(c.stmts) >= maxStatements {
+		return st, true, nil
+	}
+	c.stmts[string(sig)] = st
+	return st, false, nil
+}
+
+// columns learns a SELECT *'s columns from its first result.
+func (db *DB) columns(st *stmt, rows driver.Rows) {
+	if st.res == nil {
+		st.res = db.cols.Result(rows.Columns())
+	}
+}
+
+// query runs a statement of the text protocol and returns its rows as
+// strings (the adapter's own look at the server, not an operation).
+func (db *DB) query(ctx context.Context, c *conn, sql string) ([][]string, error) {
+	q, ok := c.mc.(driver.QueryerContext)
+	if !ok {
+		return nil, errors.New("the driver's connection cannot run a query")
+	}
+	rows, err := q.QueryContext(ctx, sql, nil)
+	if err != nil {
+		c.failed(err)
+		return nil, err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, len(rows.Columns()))
+	var out [][]string
+	for {
+		if err := rows.Next(dest); err != nil {
+			if err == io.EOF {
+				return out, nil
+			}
+			c.failed(err)
+			return out, err
+		}
+		row := make([]string, len(dest))
+		for i, v := range dest {
+			row[i] = fmt.Sprint(textOf(v))
+		}
+		out = append(out, row)
+	}
+}
+
+func textOf(v driver.Value) any {
+	if b, ok := v.([]byte); ok {
+		return string(b)
+	}
+	return v
+}
+
+// execText runs a statement of the text protocol that returns no rows.
+func (db *DB) execText(ctx context.Context, c *conn, sql string) error {
+	e, ok := c.mc.(driver.ExecerContext)
+	if !ok {
+		return errors.New("the driver's connection cannot run a statement")
+	}
+	_, err := e.ExecContext(ctx, sql, nil)
+	c.failed(err)
+	return err
+}

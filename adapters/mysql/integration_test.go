@@ -1,0 +1,276 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
+	"benchtop/adapters/jdbc"
+	"benchtop/adapters/jdbc/jdbctest"
+)
+
+// testProps are the server's address from the environment, or a skip.
+func testProps(t testing.TB) adapters.Properties {
+	t.Helper()
+	u := os.Getenv("BENCHTOP_MYSQL_URL")
+	if u == "" {
+		t.Skip("integration test: needs a MySQL or MariaDB server; enable with " +
+			"`eval \"$(BENCHTOP_MARIADB_PORT=31306 bash .ci/servers/mariadb.sh start)\"` " +
+			"(it sets BENCHTOP_MYSQL_URL and BENCHTOP_MYSQL_PASSWORD)")
+	}
+	return adapters.Properties{jdbc.PropURL: u, jdbc.PropPasswd: os.Getenv("BENCHTOP_MYSQL_PASSWORD")}
+}
+
+func tableName(what string) string {
+	return fmt.Sprintf("bt_%s_%08x", what, rand.Uint32())
+}
+
+// admin is a database/sql handle for what the tests check behind the
+// adapter's back.
+func admin(t testing.TB) *sql.DB {
+	t.Helper()
+	p := testProps(t)
+	cfg, _, err := connConfig(jdbc.Config{URL: p[jdbc.PropURL], Password: p[jdbc.PropPasswd]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := gomysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(conn)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func count(t testing.TB, db *sql.DB, q string) int64 {
+	t.Helper()
+	var n int64
+	if err := db.QueryRow(q).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+type tables struct{ db *sql.DB }
+
+func (tb tables) Rows(t testing.TB, table string) int64 {
+	return count(t, tb.db, "SELECT COUNT(*) FROM "+table)
+}
+
+func (tb tables) Drop(t testing.TB, table string) {
+	t.Cleanup(func() {
+		if _, err := tb.db.Exec("DROP TABLE IF EXISTS " + table); err != nil {
+			t.Errorf("drop %s: %v", table, err)
+		}
+	})
+}
+
+// openTest opens the adapter on a table of its own (dropped at the end)
+// with extra properties, and prepares it for a load.
+func openTest(t testing.TB, table string, extra adapters.Properties) *DB {
+	t.Helper()
+	props := testProps(t)
+	props["table"] = table
+	for k, v := range extra {
+		props[k] = v
+	}
+	tables{admin(t)}.Drop(t, table)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db, err := Open(ctx, props)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Prepare(ctx, true); err != nil {
+		t.Fatalf("Prepare(load): %v", err)
+	}
+	return db
+}
+
+func TestIntegrationConformance(t *testing.T) {
+	table := tableName("conf")
+	db := openTest(t, table, adapters.Properties{"fieldcount": "4"})
+	adaptertest.Run(t, db, adaptertest.Options{Table: table, FixedColumns: true})
+}
+
+// On a table of 4 partitions (PARTITION BY KEY), made by benchtop.
+func TestIntegrationConformancePartitioned(t *testing.T) {
+	table := tableName("parts")
+	db := openTest(t, table, adapters.Properties{"fieldcount": "4", "partitions": "4"})
+	adaptertest.Run(t, db, adaptertest.Options{Table: table, FixedColumns: true})
+	n := count(t, admin(t), fmt.Sprintf("SELECT COUNT(*) FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '%s' AND PARTITION_METHOD = 'KEY'", table))
+	if n != 4 {
+		t.Errorf("%s has %d KEY partitions, want 4", table, n)
+	}
+	if n := db.Partitions(); n != 4 {
+		t.Errorf("Partitions() = %d, want 4", n)
+	}
+	if d := db.Describe(); !strings.Contains(d, "4 key partitions") {
+		t.Errorf("Describe() = %q, want it to name the 4 key partitions", d)
+	}
+}
+
+// Every batching mode of the load inserts every record once.
+func TestIntegrationBatchModes(t *testing.T) {
+	url := testProps(t)[jdbc.PropURL]
+	for name, extra := range map[string]adapters.Properties{
+		"rewritten":        {jdbc.PropBatchSize: "7", jdbc.PropBatchUpdate: "true", jdbc.PropURL: url + "?rewriteBatchedStatements=true"},
+		"one by one":       {jdbc.PropBatchSize: "7", jdbc.PropBatchUpdate: "true"},
+		"in a transaction": {jdbc.PropBatchSize: "7", jdbc.PropAutoCommit: "false"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			table := tableName("batch")
+			extra["fieldcount"] = "4"
+			db := openTest(t, table, extra)
+			if db.BatchSize() != 7 {
+				t.Fatalf("BatchSize() = %d, want 7", db.BatchSize())
+			}
+			adaptertest.Run(t, db, adaptertest.Options{Table: table, FixedColumns: true})
+		})
+	}
+}
+
+// YCSB's workloads A to F through the engine, with dataintegrity.
+func TestIntegrationWorkloadsAtoF(t *testing.T) {
+	jdbctest.WorkloadsAtoF(t, Name, testProps(t), tables{admin(t)})
+}
+
+// An existing table is used as it is, or refused in one line when its
+// columns do not match fieldcount; a run on an absent table is refused.
+func TestIntegrationExistingTable(t *testing.T) {
+	table := tableName("exist")
+	openTest(t, table, adapters.Properties{"fieldcount": "3"})
+	props := testProps(t)
+	props["table"] = table
+	ctx := context.Background()
+
+	props["fieldcount"] = "5"
+	_, err := Open(ctx, props)
+	var ce *adapters.ConfigError
+	if !errors.As(err, &ce) || ce.Key != "fieldcount" || !strings.Contains(ce.Allowed, "3, the field columns") {
+		t.Errorf("Open with fieldcount=5 on a table of 3 fields: %v, want a ConfigError saying 3", err)
+	}
+	props["fieldcount"] = "3"
+	props["partitions"] = "4"
+	if _, err = Open(ctx, props); !errors.As(err, &ce) || ce.Key != "partitions" {
+		t.Errorf("Open with partitions=4 on an unpartitioned table: %v, want a ConfigError on partitions", err)
+	}
+	delete(props, "partitions")
+	db, err := Open(ctx, props)
+	if err != nil {
+		t.Fatalf("Open on the table as it is: %v", err)
+	}
+	defer db.Close()
+	if err := db.Prepare(ctx, false); err != nil {
+		t.Errorf("Prepare(run) on an existing table: %v", err)
+	}
+
+	other := testProps(t)
+	other["table"] = tableName("absent")
+	db2, err := Open(ctx, other)
+	if err != nil {
+		t.Fatalf("Open on an absent table: %v", err)
+	}
+	defer db2.Close()
+	if err := db2.Prepare(ctx, false); !errors.As(err, &ce) || ce.Key != "table" || !strings.Contains(ce.Allowed, "load it first") {
+		t.Errorf("Prepare(run) on an absent table: %v, want a ConfigError telling to load first", err)
+	}
+
+	foreign := tableName("foreign")
+	a := admin(t)
+	tables{a}.Drop(t, foreign)
+	if _, err := a.Exec("CREATE TABLE " + foreign + " (id INT PRIMARY KEY, name TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	other["table"] = foreign
+	if _, err := Open(ctx, other); !errors.As(err, &ce) || ce.Key != "table" || !strings.Contains(ce.Allowed, "id, name") {
+		t.Errorf("Open on a table of another layout: %v, want a ConfigError naming its columns", err)
+	}
+}
+
+// A wrong password is refused at Open, an error whose text holds neither
+// password, whichever way it was given.
+func TestIntegrationWrongPasswordMasked(t *testing.T) {
+	base := testProps(t)
+	const wrong = "not-the-password-42"
+	for name, props := range map[string]adapters.Properties{
+		"db.passwd": {jdbc.PropURL: base[jdbc.PropURL], jdbc.PropPasswd: wrong},
+		"in db.url": {jdbc.PropURL: strings.Replace(base[jdbc.PropURL], "benchtop@", "benchtop:"+wrong+"@", 1)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Open(context.Background(), props)
+			if err == nil {
+				t.Fatal("Open with a wrong password worked")
+			}
+			if strings.Contains(err.Error(), wrong) || strings.Contains(err.Error(), base[jdbc.PropPasswd]) {
+				t.Errorf("the error shows a password: %v", err)
+			}
+			if !strings.Contains(err.Error(), "1045") {
+				t.Errorf("the error does not give the server's reason (error 1045): %v", err)
+			}
+			if k := adapters.Kind(err); k != adapters.KindOther {
+				t.Errorf("kind %q, want %q: a refused password is no outage", k, adapters.KindOther)
+			}
+		})
+	}
+}
+
+// The statements the server ran are YCSB's, as docs/adapters/mysql.md
+// lists them: MariaDB's general log, on for the test, holds every
+// statement prepared on the table after a load and a run of every
+// operation type.
+func TestIntegrationStatementsAsDocumented(t *testing.T) {
+	props := testProps(t)
+	a := admin(t)
+	a.SetMaxOpenConns(1) // the session that turns the log on and off
+	table := tableName("stmt")
+	tables{a}.Drop(t, table)
+	for _, q := range []string{"SET GLOBAL log_output = 'TABLE'", "SET GLOBAL general_log = 1"} {
+		if _, err := a.Exec(q); err != nil {
+			t.Skipf("the general log cannot be turned on (%v): the test needs a user allowed SET GLOBAL", err)
+		}
+	}
+	t.Cleanup(func() { a.Exec("SET GLOBAL general_log = 0") })
+	for k, v := range map[string]string{"table": table, "recordcount": "200", "operationcount": "2000", "threadcount": "2",
+		"readproportion": "0.3", "updateproportion": "0.2", "insertproportion": "0.2", "scanproportion": "0.2", "deleteproportion": "0.1",
+		"requestdistribution": "uniform", "status.interval": "100ms", "workload": "core"} {
+		props[k] = v
+	}
+	jdbctest.Run(t, Name, "load", props)
+	jdbctest.Run(t, Name, "run", props)
+	if _, err := a.Exec("SET GLOBAL general_log = 0"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := a.Query("SELECT DISTINCT CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE command_type = 'Prepare' AND argument LIKE ?", "%"+table+"%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ran []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		ran = append(ran, s)
+	}
+	jdbctest.CompareStatements(t, "../../docs/adapters/mysql.md", table, ran, []string{
+		"INSERT INTO usertable (YCSB_KEY,field0,field1,field2,field3,field4,field5,field6,field7,field8,field9) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+		"SELECT * FROM usertable WHERE YCSB_KEY = ?",
+		"SELECT * FROM usertable WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?",
+		"UPDATE usertable SET FIELD=? WHERE YCSB_KEY = ?",
+		"DELETE FROM usertable WHERE YCSB_KEY = ?",
+	})
+}

@@ -1,0 +1,217 @@
+// Package mysql is benchtop's MySQL and MariaDB adapter, following YCSB's
+// JDBC binding (site.ycsb.db.JdbcDBClient) with Connector/J: the binding's
+// property names (db.url, db.user, db.passwd, db.batchsize,
+// jdbc.autocommit, jdbc.batchupdateapi; db.driver and jdbc.fetchsize
+// accepted and told to have no effect), its table (usertable: YCSB_KEY and
+// FIELD0..FIELDn-1) and its statements word for word (adapters/jdbc).
+//
+// It talks to the server with github.com/go-sql-driver/mysql at the level
+// of database/sql/driver: each statement is prepared once per connection
+// (the binary protocol: values go as bytes, and MariaDB's cached result
+// metadata is used), executed with driver values, its rows read into
+// benchtop's fields. An UPDATE counts the rows it found, as Connector/J
+// does (CLIENT_FOUND_ROWS). A context's end cuts the operation under way
+// through its socket's deadline (jdbc.Watcher) rather than the driver's
+// watcher goroutine. The connections are a pool that grows with the
+// workers (jdbc.Pool); threadcount of them are opened at start.
+//
+// The table: an existing one is used as it is (its columns must be
+// YCSB_KEY and fieldcount fields, else the run is refused with exit status
+// 2); an absent one is created at load (adapters.Preparer) with a binary
+// collation key (byte order) and LONGBLOB fields, PARTITION BY KEY into
+// `partitions` partitions when more than one; a run on an absent table is
+// refused. docs/adapters/mysql.md is the user's page; MariaDB 10.11 is
+// the server it is tested against.
+package mysql
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"sync"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"benchtop/adapters"
+	"benchtop/adapters/jdbc"
+)
+
+// Name is the adapter's name on the command line.
+const Name = "mysql"
+
+// driverName is what db.driver's note names.
+const driverName = "github.com/go-sql-driver/mysql, built in"
+
+func init() {
+	adapters.Register(adapters.Driver{
+		Name:        Name,
+		Description: "MySQL and MariaDB, as YCSB's JDBC binding drives them: usertable's YCSB_KEY and FIELD columns, prepared statements",
+		Prefixes:    jdbc.Prefixes,
+		Keys:        jdbc.Keys,
+		Notes:       func(p adapters.Properties) []string { return jdbc.Notes(p, driverName) },
+		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
+			return Open(ctx, props)
+		},
+	})
+	// The driver's own log lines would tear the live screen; its errors
+	// reach benchtop as errors anyway.
+	_ = gomysql.SetLogger(&gomysql.NopLogger{})
+}
+
+// DB is an open adapter: the pool of connections to one server.
+type DB struct {
+	cfg       jdbc.Config
+	mycfg     *gomysql.Config
+	connector driver.Connector
+	batch     jdbc.Batch
+	cols      *jdbc.Columns
+	ph        jdbc.Placeholders
+	pool      *jdbc.Pool[*conn]
+	version   string
+	partsSet  bool
+
+	mu    sync.Mutex // table, and its creation
+	table jdbc.Table
+}
+
+var (
+	_ adapters.DB            = (*DB)(nil)
+	_ adapters.BatchInserter = (*DB)(nil)
+	_ adapters.Describer     = (*DB)(nil)
+	_ adapters.Preparer      = (*DB)(nil)
+	_ adapters.Partitioned   = (*DB)(nil)
+)
+
+// dialect is what the table check knows of MySQL: names match without
+// regard to case; keys and values round-trip through these types.
+var dialect = jdbc.Dialect{
+	KeyTypes: []string{"varchar", "char", "varbinary", "binary"},
+	FieldTypes: []string{"longblob", "mediumblob", "blob", "tinyblob", "longtext", "mediumtext", "text", "tinytext",
+		"varbinary", "binary", "varchar", "char"},
+}
+
+// Open reads the properties, opens threadcount connections and looks at
+// the table: an existing one must have YCSB's layout for fieldcount.
+func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
+	cfg, err := jdbc.ReadConfig(props)
+	if err != nil {
+		return nil, err
+	}
+	mycfg, rewrite, err := connConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	batch, err := cfg.LoadBatch(rewrite)
+	if err != nil {
+		return nil, err
+	}
+	_, partsSet := props["partitions"]
+	db := &DB{cfg: cfg, mycfg: mycfg, batch: batch, cols: jdbc.NewColumns(cfg.FieldPrefix, cfg.Fields), partsSet: partsSet}
+	mycfg.DialFunc = dialKeeping
+	if db.connector, err = gomysql.NewConnector(mycfg); err != nil {
+		return nil, &adapters.ConfigError{Key: jdbc.PropURL, Value: cfg.Where(), Allowed: "settings the Go MySQL driver takes: " + jdbc.Scrub(err, cfg.Password, mycfg.Passwd).Error()}
+	}
+	db.pool = jdbc.NewPool(db.dial, func(c *conn) { c.close() })
+	if err := db.pool.Warm(ctx, cfg.Threads); err != nil {
+		db.pool.Close()
+		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(ctx, err))
+	}
+	c, err := db.get(ctx)
+	if err != nil {
+		db.pool.Close()
+		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(ctx, err))
+	}
+	rows, err := db.query(ctx, c, "SELECT VERSION()")
+	if err == nil && len(rows) == 1 {
+		db.version = rows[0][0]
+	}
+	t, err := db.inspect(ctx, c)
+	db.pool.Put(c, c.bad)
+	if err != nil {
+		db.pool.Close()
+		return nil, err
+	}
+	if t.Exists {
+		if err := cfg.Check(t, dialect, partsSet); err != nil {
+			db.pool.Close()
+			return nil, err
+		}
+	}
+	db.table = t
+	return db, nil
+}
+
+// where is the server for messages (never the password): database ycsb
+// at 127.0.0.1:3306 as benchtop.
+func (db *DB) where() string {
+	at := db.mycfg.Addr
+	if db.mycfg.Net != "tcp" {
+		at = db.mycfg.Net + " " + at
+	}
+	return fmt.Sprintf("database %s at %s as %s", db.mycfg.DBName, at, db.mycfg.User)
+}
+
+// Prepare creates the table for a load when it is absent, and refuses a
+// run phase on an absent table.
+func (db *DB) Prepare(ctx context.Context, load bool) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.table.Exists {
+		return nil
+	}
+	if !load {
+		return &adapters.ConfigError{Key: "table", Value: db.cfg.Table, Allowed: fmt.Sprintf(
+			"an existing table (%s has none of this name): load it first, benchtop load %s with the same properties", db.where(), Name)}
+	}
+	c, err := db.get(ctx)
+	if err != nil {
+		return fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
+	}
+	t, err := db.create(ctx, c)
+	db.pool.Put(c, c.bad)
+	if err != nil {
+		return err
+	}
+	if err := db.cfg.Check(t, dialect, db.partsSet); err != nil {
+		return err
+	}
+	db.table = t
+	return nil
+}
+
+// Describe is the server, its version and the table.
+func (db *DB) Describe() string {
+	db.mu.Lock()
+	t := db.table
+	db.mu.Unlock()
+	return fmt.Sprintf("%s %s (%s), table %s", Name, db.cfg.Where(), db.version, db.cfg.Describe(t))
+}
+
+// Partitions is the table's partitions (1 when it is not partitioned), or
+// those it will have when the load creates it: the run's, fixed while it
+// goes on.
+func (db *DB) Partitions() int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.table.Exists {
+		return max(db.table.Partitions, 1)
+	}
+	return db.cfg.Partitions
+}
+
+// BatchSize is db.batchsize when the load batches (jdbc.batchupdateapi, or
+// jdbc.autocommit=false), else 1.
+func (db *DB) BatchSize() int { return db.batch.Rows }
+
+// Close closes the connections.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+func (db *DB) checkTable(table string) error {
+	if table != db.cfg.Table {
+		return fmt.Errorf("table %q: this adapter was opened for table %q (the table property)", table, db.cfg.Table)
+	}
+	return nil
+}

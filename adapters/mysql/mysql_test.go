@@ -1,0 +1,104 @@
+package mysql
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	gomysql "github.com/go-sql-driver/mysql"
+
+	"benchtop/adapters"
+	"benchtop/adapters/jdbc"
+)
+
+// db.url's forms: YCSB's jdbc:mysql:// (and jdbc:mariadb://) URL with
+// Connector/J's parameters, a mysql:// URL, a Go driver DSN; db.user and
+// db.passwd over the URL's; rewriteBatchedStatements taken out of each.
+func TestConnConfig(t *testing.T) {
+	for _, tc := range []struct {
+		url, user, pass              string
+		addr, db, wantUser, wantPass string
+		rewrite                      bool
+		timeout                      time.Duration
+	}{
+		{url: "jdbc:mysql://10.0.0.1:3307/ycsb?rewriteBatchedStatements=true&connectTimeout=2500&useSSL=false", user: "admin", pass: "admin",
+			addr: "10.0.0.1:3307", db: "ycsb", wantUser: "admin", wantPass: "admin", rewrite: true, timeout: 2500 * time.Millisecond},
+		{url: "jdbc:mariadb://u:p@127.0.0.1/ycsb", addr: "127.0.0.1:3306", db: "ycsb", wantUser: "u", wantPass: "p"},
+		{url: "jdbc:mysql://127.0.0.1/ycsb?user=q&password=w", addr: "127.0.0.1:3306", db: "ycsb", wantUser: "q", wantPass: "w"},
+		{url: "mysql://bob:pw@127.0.0.1:3308/d?rewriteBatchedStatements=true&timeout=3s", addr: "127.0.0.1:3308", db: "d", wantUser: "bob", wantPass: "pw", rewrite: true, timeout: 3 * time.Second},
+		{url: "root:pw@tcp(127.0.0.1:3309)/e?rewriteBatchedStatements=true", addr: "127.0.0.1:3309", db: "e", wantUser: "root", wantPass: "pw", rewrite: true},
+		{url: "root@tcp(127.0.0.1:3309)/e", pass: "x9", addr: "127.0.0.1:3309", db: "e", wantUser: "root", wantPass: "x9"},
+	} {
+		cfg, rewrite, err := connConfig(jdbc.Config{URL: tc.url, User: tc.user, Password: tc.pass})
+		if err != nil {
+			t.Errorf("%s: %v", tc.url, err)
+			continue
+		}
+		if cfg.Addr != tc.addr || cfg.DBName != tc.db || cfg.User != tc.wantUser || cfg.Passwd != tc.wantPass || rewrite != tc.rewrite || cfg.Timeout != tc.timeout {
+			t.Errorf("%s: addr %s db %s user %s password %s rewrite %v timeout %v", tc.url, cfg.Addr, cfg.DBName, cfg.User, cfg.Passwd, rewrite, cfg.Timeout)
+		}
+		if !cfg.ClientFoundRows {
+			t.Errorf("%s: an UPDATE would count the rows it changed, not those it found", tc.url)
+		}
+		if _, ok := cfg.Params[rewriteParam]; ok {
+			t.Errorf("%s: %s would reach the server as a session variable", tc.url, rewriteParam)
+		}
+	}
+	for _, bad := range []string{
+		"jdbc:postgresql://127.0.0.1/ycsb",
+		"jdbc:mysql://u:s3cret@127.0.0.1/ycsb?autoReconnect=true",
+		"jdbc:mysql://u:s3cret@127.0.0.1/ycsb?sslMode=sometimes",
+		"postgres://u:s3cret@127.0.0.1/ycsb",
+	} {
+		_, _, err := connConfig(jdbc.Config{URL: bad})
+		var ce *adapters.ConfigError
+		if !errors.As(err, &ce) || ce.Key != jdbc.PropURL {
+			t.Errorf("%s: %v, want a ConfigError on db.url", bad, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: the error shows the password: %v", bad, err)
+		}
+	}
+}
+
+// Errors are classified by the server's number, or by what broke.
+func TestClassify(t *testing.T) {
+	db := &DB{mycfg: &gomysql.Config{Passwd: "s3cret"}, cfg: jdbc.Config{Password: "s3cret"}}
+	ctx := t.Context()
+	for _, tc := range []struct {
+		err  error
+		kind string
+	}{
+		{&gomysql.MySQLError{Number: 1205}, adapters.KindTimeout},
+		{&gomysql.MySQLError{Number: 1969}, adapters.KindTimeout},
+		{&gomysql.MySQLError{Number: 1213}, adapters.KindThrottled},
+		{&gomysql.MySQLError{Number: 1040}, adapters.KindUnavailable},
+		{&gomysql.MySQLError{Number: 1062}, adapters.KindOther},
+		{&gomysql.MySQLError{Number: 1045}, adapters.KindOther},
+		{gomysql.ErrInvalidConn, adapters.KindUnavailable},
+		{driver.ErrBadConn, adapters.KindUnavailable},
+		{fmt.Errorf("read: %w", io.EOF), adapters.KindUnavailable},
+		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), adapters.KindUnavailable},
+	} {
+		if got := adapters.Kind(db.classify(ctx, tc.err)); got != tc.kind {
+			t.Errorf("%v: kind %q, want %q", tc.err, got, tc.kind)
+		}
+	}
+	if err := db.classify(ctx, errors.New("auth s3cret refused")); strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("the password is in %q", err)
+	}
+}
+
+func TestCreateSQL(t *testing.T) {
+	got := CreateSQL(jdbc.Config{Table: "usertable", Fields: 2, FieldPrefix: "field", Partitions: 4})
+	want := "CREATE TABLE IF NOT EXISTS usertable (YCSB_KEY VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PRIMARY KEY, FIELD0 LONGBLOB, FIELD1 LONGBLOB) PARTITION BY KEY (YCSB_KEY) PARTITIONS 4"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

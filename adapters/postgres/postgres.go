@@ -1,0 +1,207 @@
+// Package postgres is benchtop's PostgreSQL adapter, following YCSB's
+// JDBC binding (site.ycsb.db.JdbcDBClient) with PostgreSQL's JDBC driver:
+// the binding's property names (db.url, db.user, db.passwd, db.batchsize,
+// jdbc.autocommit, jdbc.batchupdateapi; db.driver and jdbc.fetchsize
+// accepted and told to have no effect), its table (usertable: YCSB_KEY and
+// FIELD0..FIELDn-1) and its statements word for word, with '?' sent as
+// $1, $2, ... as pgjdbc sends them (adapters/jdbc).
+//
+// It connects with pgx's low-level connection
+// (github.com/jackc/pgx/v5/pgconn: the URL forms, TLS, authentication)
+// and then speaks the extended query protocol itself with pgx's codec
+// (pgproto3, conn.go says why): each statement is prepared once per
+// connection and executed with its parameters in binary (raw bytes: a
+// value goes into a bytea or text column as it is), results in binary.
+// The connections are a pool that grows with the workers (jdbc.Pool);
+// threadcount of them are opened at start, which is when a wrong address
+// or password shows.
+//
+// The table: an existing one is used as it is (its columns must be
+// YCSB_KEY and fieldcount fields, else the run is refused with exit status
+// 2); an absent one is created at load (adapters.Preparer) with a C
+// collation key (byte order, as benchtop orders keys) and bytea fields,
+// hash-partitioned (PARTITION BY HASH) into `partitions` partitions when
+// more than one; a run on an absent table is refused. Its partitions do
+// not change while a run goes on. docs/adapters/postgres.md is the user's
+// page.
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"benchtop/adapters"
+	"benchtop/adapters/jdbc"
+)
+
+// Name is the adapter's name on the command line.
+const Name = "postgres"
+
+// driverName is what db.driver's note names.
+const driverName = "pgx (github.com/jackc/pgx/v5), built in"
+
+func init() {
+	adapters.Register(adapters.Driver{
+		Name:        Name,
+		Description: "PostgreSQL, as YCSB's JDBC binding drives it: usertable's YCSB_KEY and FIELD columns, prepared statements",
+		Prefixes:    jdbc.Prefixes,
+		Keys:        jdbc.Keys,
+		Notes:       func(p adapters.Properties) []string { return jdbc.Notes(p, driverName) },
+		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
+			return Open(ctx, props)
+		},
+	})
+}
+
+// DB is an open adapter: the pool of connections to one server.
+type DB struct {
+	cfg      jdbc.Config
+	pgcfg    *pgconn.Config
+	batch    jdbc.Batch
+	cols     *jdbc.Columns
+	ph       jdbc.Placeholders
+	pool     *jdbc.Pool[*conn]
+	version  string // the server's, for Describe
+	partsSet bool   // the partitions property was given
+
+	mu    sync.Mutex // table, and its creation
+	table jdbc.Table
+}
+
+var (
+	_ adapters.DB            = (*DB)(nil)
+	_ adapters.BatchInserter = (*DB)(nil)
+	_ adapters.Describer     = (*DB)(nil)
+	_ adapters.Preparer      = (*DB)(nil)
+	_ adapters.Partitioned   = (*DB)(nil)
+)
+
+// dialect is what the table check knows of PostgreSQL: unquoted names
+// fold to lower case; keys and values round-trip through these types.
+var dialect = jdbc.Dialect{
+	Folds:      true,
+	KeyTypes:   []string{"varchar", "text", "bpchar"},
+	FieldTypes: []string{"bytea", "text", "varchar", "bpchar"},
+}
+
+// Open reads the properties, opens threadcount connections and looks at
+// the table: an existing one must have YCSB's layout for fieldcount.
+func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
+	cfg, err := jdbc.ReadConfig(props)
+	if err != nil {
+		return nil, err
+	}
+	pgcfg, rewrite, err := connConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	batch, err := cfg.LoadBatch(rewrite)
+	if err != nil {
+		return nil, err
+	}
+	_, partsSet := props["partitions"]
+	db := &DB{cfg: cfg, pgcfg: pgcfg, batch: batch, cols: jdbc.NewColumns(cfg.FieldPrefix, cfg.Fields),
+		ph: jdbc.Placeholders{Numbered: true}, partsSet: partsSet}
+	db.pool = jdbc.NewPool(db.dial, func(c *conn) { c.close() })
+	if err := db.pool.Warm(ctx, cfg.Threads); err != nil {
+		db.pool.Close()
+		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(err))
+	}
+	c, err := db.get(ctx)
+	if err != nil {
+		db.pool.Close()
+		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(err))
+	}
+	db.version = c.version
+	t, err := db.inspect(ctx, c)
+	db.pool.Put(c, c.bad)
+	if err != nil {
+		db.pool.Close()
+		return nil, err
+	}
+	if t.Exists {
+		if err := cfg.Check(t, dialect, partsSet); err != nil {
+			db.pool.Close()
+			return nil, err
+		}
+	}
+	db.table = t
+	return db, nil
+}
+
+// where is the server for messages (never the password): database ycsb
+// at 127.0.0.1:5432 as postgres.
+func (db *DB) where() string {
+	return fmt.Sprintf("database %s at %s:%d as %s", db.pgcfg.Database, db.pgcfg.Host, db.pgcfg.Port, db.pgcfg.User)
+}
+
+// Prepare creates the table for a load when it is absent, and refuses a
+// run phase on an absent table.
+func (db *DB) Prepare(ctx context.Context, load bool) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.table.Exists {
+		return nil
+	}
+	if !load {
+		return &adapters.ConfigError{Key: "table", Value: db.cfg.Table, Allowed: fmt.Sprintf(
+			"an existing table (%s has none of this name): load it first, benchtop load %s with the same properties", db.where(), Name)}
+	}
+	c, err := db.get(ctx)
+	if err != nil {
+		return fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(err))
+	}
+	t, err := db.create(ctx, c)
+	db.pool.Put(c, c.bad)
+	if err != nil {
+		return err
+	}
+	// Another client (a fleet's agent) may have made it first.
+	if err := db.cfg.Check(t, dialect, db.partsSet); err != nil {
+		return err
+	}
+	db.table = t
+	return nil
+}
+
+// Describe is the server, its version and the table.
+func (db *DB) Describe() string {
+	db.mu.Lock()
+	t := db.table
+	db.mu.Unlock()
+	return fmt.Sprintf("%s %s (PostgreSQL %s), table %s", Name, db.cfg.Where(), db.version, db.cfg.Describe(t))
+}
+
+// Partitions is the table's partitions (1 when it is not partitioned), or
+// those it will have when the load creates it: the run's, fixed while it
+// goes on.
+func (db *DB) Partitions() int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.table.Exists {
+		return max(db.table.Partitions, 1)
+	}
+	return db.cfg.Partitions
+}
+
+// BatchSize is db.batchsize when the load batches (jdbc.batchupdateapi, or
+// jdbc.autocommit=false), else 1.
+func (db *DB) BatchSize() int { return db.batch.Rows }
+
+// Close closes the connections.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// checkTable refuses a table other than the one the adapter was opened for
+// (its statements name that one).
+func (db *DB) checkTable(table string) error {
+	if table != db.cfg.Table {
+		return fmt.Errorf("table %q: this adapter was opened for table %q (the table property)", table, db.cfg.Table)
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package cli
+
+// benchtop verdict: the verdict of a shared stream's rows across the
+// processes of one consumer group, from their JSON summaries' ledgers:
+// the [STREAM-FLEET] lines and exit status a fleet's coordinator gives
+// its agents' ledgers (internal/output/verdict.go).
+
+import (
+	"path/filepath"
+	"strings"
+
+	"benchtop/engine/stream"
+	"benchtop/internal/output"
+)
+
+const verdictUsage = `usage: benchtop verdict A.json B.json ... [--json VERDICT.json]
+merges the stream ledgers of the processes of one consumer group (each run's --json) into one verdict`
+
+// verdictArgs is the parsed command line of `benchtop verdict`.
+type verdictArgs struct {
+	jsons []string
+	out   string
+}
+
+func parseVerdictArgs(args []string) (*verdictArgs, error) {
+	a := &verdictArgs{}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if !strings.HasPrefix(arg, "-") || arg == "-" {
+			a.jsons = append(a.jsons, arg)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		switch name {
+		case "json":
+			if !hasVal {
+				if i+1 >= len(args) {
+					return nil, usagef("verdict: flag --json needs a value")
+				}
+				i++
+				val = args[i]
+			}
+			a.out = val
+		case "h", "help":
+			return nil, usagef("%s", verdictUsage)
+		default:
+			return nil, usagef("verdict: unknown flag %q (allowed: --json)", arg)
+		}
+	}
+	if len(a.jsons) == 0 {
+		return nil, usagef("verdict: expected the JSON summaries (--json) of the group's processes, got none\n%s", verdictUsage)
+	}
+	if a.out != "" {
+		for _, in := range a.jsons {
+			if samePath(in, a.out) {
+				return nil, usagef("verdict: --json %s is one of the summaries read (allowed: a file of its own)", a.out)
+			}
+		}
+		if err := output.CheckWritable(a.out); err != nil {
+			return nil, usagef("verdict: --json %s: %v", a.out, err)
+		}
+	}
+	return a, nil
+}
+
+// samePath tells whether two paths name one file (as far as their
+// cleaned absolute forms say).
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
+
+// verdictCommand is `benchtop verdict`: exit 0 when every row was
+// delivered exactly once and in order and no process found a problem, 1
+// otherwise, 2 for bad input (a file that is not a ledger, one process's
+// ledger twice).
+func verdictCommand(st *State, args []string) int {
+	a, err := parseVerdictArgs(args)
+	if err != nil {
+		return st.fail(exitUsage, err)
+	}
+	var members []*output.Member
+	seen := map[[2]uint64]string{}
+	for _, path := range a.jsons {
+		m, err := output.ReadMember(path)
+		if err != nil {
+			st.tell("verdict: %s", output.OneLine(err))
+			return exitUsage
+		}
+		id := [2]uint64{uint64(m.Ledger.Origin), uint64(m.Ledger.Run)}
+		if first, dup := seen[id]; dup {
+			st.tell("verdict: %s holds the same process's ledger as %s (origin %d, run %d): give each process's summary once", path, first, m.Ledger.Origin, m.Ledger.Run)
+			return exitUsage
+		}
+		seen[id] = path
+		members = append(members, m)
+	}
+	ledgers := make([]*stream.Ledger, len(members))
+	doc := &output.VerdictDoc{}
+	for i, m := range members {
+		ledgers[i] = m.Ledger
+		doc.Members = append(doc.Members, output.VerdictMember{Path: m.Path, Origin: m.Ledger.Origin, Run: m.Ledger.Run, Verdict: m.Verdict})
+	}
+	v := stream.Merge(ledgers...)
+	output.WriteStreamVerdict(st.Stdout, v, 0)
+	doc.Stream = output.FleetStream{Verdict: v, OK: v.OK()}
+	doc.Notes = output.VerdictNotes(v)
+	for _, m := range members {
+		for _, p := range m.Problems {
+			doc.Problems = append(doc.Problems, m.Path+": "+p)
+		}
+	}
+	doc.Problems = append(doc.Problems, v.Problems()...)
+	for _, n := range doc.Notes {
+		st.tell("%s", n)
+	}
+	for _, p := range doc.Problems {
+		st.tell("%s", p)
+	}
+	if a.out != "" {
+		if err := doc.WriteFile(a.out); err != nil {
+			st.tell("verdict: --json %s: %s", a.out, output.OneLine(output.PathCause(err)))
+			return exitFailure
+		}
+		st.tell("wrote %s", a.out)
+	}
+	if len(doc.Problems) > 0 {
+		st.tell("verdict: FAILED: %d problems across %d processes' ledgers", len(doc.Problems), v.Ledgers)
+		return exitFailure
+	}
+	return exitOK
+}
