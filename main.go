@@ -19,6 +19,7 @@ import (
 	"runtime/trace"
 	"time"
 
+	_ "benchtop/adapters/cassandra"
 	_ "benchtop/adapters/dynamodb"
 	_ "benchtop/adapters/hbase"
 	_ "benchtop/adapters/influx"

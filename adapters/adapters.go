@@ -144,8 +144,12 @@ const (
 	KindUnavailable = "unavailable"
 	KindThrottled   = "throttled"
 	KindIntegrity   = "integrity"
-	KindCanceled    = "canceled"
-	KindOther       = "error"
+	// KindMissing is a data-integrity failure of its own: a read of a
+	// record the run loaded and did not delete came back not found (the
+	// workload decides it; an adapter returns not_found).
+	KindMissing  = "missing"
+	KindCanceled = "canceled"
+	KindOther    = "error"
 )
 
 // KindError attaches an error kind to an error.

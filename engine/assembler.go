@@ -34,6 +34,30 @@ type AssemblerConfig struct {
 	// Granularity, when set, keeps the timeseries measurement type's
 	// units of this length (PhaseResult.Units).
 	Granularity time.Duration
+	// Interval is the status interval: an interval shorter than half of
+	// it (a phase's last) is never taken for a stall.
+	Interval time.Duration
+	// RateKey, when set, is the workload figure (Counters and
+	// Sample.Delta) whose rate is the throughput (workload.Factory's).
+	RateKey string
+}
+
+// OutageIntervals is how many consecutive intervals without a successful
+// operation (operations attempted and all failed, or none completed while
+// the workers ran) make an outage: a run phase holding one exits 1.
+const OutageIntervals = 3
+
+// stallMinOps is how many operations the phase's rate so far must promise
+// in an interval for an interval in which none completed to be a stall
+// (slow operations, a few a second, leave intervals empty as a matter of
+// course).
+const stallMinOps = 5
+
+// Outage is a span of OutageIntervals or more consecutive intervals in
+// which no operation succeeded.
+type Outage struct {
+	Start, End time.Duration // since the start of the run
+	Intervals  int
 }
 
 // Assembler builds Snapshots from intervals of measurements: the phase's
@@ -58,13 +82,25 @@ type Assembler struct {
 	targetEver bool
 	last       *Snapshot
 	units      *seriesUnits // the timeseries measurement type's, nil without it
+	// noSuccess counts the consecutive intervals without a successful
+	// operation, from noSuccessStart; outages are those that reached
+	// OutageIntervals.
+	noSuccess      int
+	noSuccessStart time.Duration
+	outages        []Outage
+	// rate0 is the RateKey counter at the phase's start, rateSum its
+	// Delta summed (when the workload keeps no counters: a fleet).
+	rate0, rateSum float64
 }
 
 // NewAssembler starts a phase with the controls in force; label names its
 // first segment.
 func NewAssembler(c AssemblerConfig, ctl Controls, label string) *Assembler {
 	a := &Assembler{c: c, ctl: ctl, interval: &measure.Set{}, cumulative: &measure.Set{}, lastTick: c.PhaseStart}
-	a.segs = segments{runStart: c.RunStart, measurement: c.Measurement, counters: c.Counters}
+	a.segs = segments{runStart: c.RunStart, measurement: c.Measurement, counters: c.Counters, rateKey: c.RateKey}
+	if c.RateKey != "" && c.Counters != nil {
+		a.rate0 = c.Counters.Counters()[c.RateKey]
+	}
 	a.segs.begin(label, ctl)
 	a.targetEver = ctl.Target > 0
 	if c.Granularity > 0 {
@@ -90,7 +126,7 @@ func (a *Assembler) Event(e Event) { a.events = append(a.events, e) }
 func (a *Assembler) Cut(label string, ctl Controls, latestCPU float64) {
 	a.ctl = ctl
 	a.targetEver = a.targetEver || ctl.Target > 0
-	a.segs.close(latestCPU)
+	a.segs.close(time.Now(), latestCPU)
 	a.segs.begin(label, ctl)
 }
 
@@ -123,6 +159,9 @@ func (a *Assembler) CPU() float64 {
 // rates' period). With keepData the interval's Set goes into the snapshot
 // (Snapshot.Data) instead of being reused.
 func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sample, ws workload.Sample, final, keepData bool) *Snapshot {
+	if now.Before(a.lastTick) {
+		now = a.lastTick // a final snapshot dated at the stop, before the last tick
+	}
 	ivl := now.Sub(a.lastTick)
 	ivlStart := a.lastTick
 	a.lastTick = now
@@ -142,7 +181,10 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 		a.cpuN++
 	}
 	a.segs.addDelta(ws.Delta)
-	a.segs.tick(now)
+	a.rateSum += ws.Delta[c.RateKey]
+	stalled := a.stalled(ivl, runTime, ws.Delta[c.RateKey] > 0)
+	a.segs.tick(now, stalled)
+	snap.NoSuccess = a.trackOutage(ivlStart.Sub(c.RunStart), snap.Elapsed, stalled)
 	snap.Ops, snap.Total = buildOps(c.OpNames, a.interval, a.cumulative, ivl, runTime, a.Intended(), c.Percentiles)
 	snap.OpsDone = a.cumulative.Ops
 	switch {
@@ -160,11 +202,11 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 		if hs.Cores > 0 {
 			cpu = hs.CPUTotal
 		}
-		a.segs.close(cpu)
+		a.segs.close(now, cpu)
 	}
-	snap.Segments = a.segs.table(snap.Elapsed, final)
+	snap.Segments, snap.SegmentsNote = a.segs.table(now, final)
 	snap.Warnings = append(a.warn.check(interval{
-		paused: a.ctl.Paused, rate: snap.Total.Interval.Rate, target: a.ctl.Target,
+		paused: a.ctl.Paused, rate: snap.Total.Interval.AttemptRate(), target: a.ctl.Target,
 		maxLag: a.interval.MaxLag, host: hs, threads: a.ctl.Threads,
 		ops: snap.Total.Interval.Count, errors: snap.Total.Interval.Errors,
 		mean: snap.Total.Interval.Mean,
@@ -179,6 +221,50 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 	}
 	a.last = snap
 	return snap
+}
+
+// stalled reports whether the interval that ended, of length ivl, was a
+// stall: the workers ran (not paused), no operation completed, the
+// workload's own count did not move (rated: its records acknowledged,
+// while writers wait on backpressure) and the phase's rate so far
+// promised at least stallMinOps in it.
+func (a *Assembler) stalled(ivl, runTime time.Duration, rated bool) bool {
+	if a.ctl.Paused || a.interval.Ops > 0 || a.interval.CutOff > 0 || rated || ivl <= 0 || ivl < a.c.Interval/2 {
+		return false
+	}
+	prior := (runTime - ivl).Seconds()
+	return prior > 0 && float64(a.cumulative.Ops)/prior*ivl.Seconds() >= stallMinOps
+}
+
+// trackOutage counts the interval from start to end into the run of
+// intervals without a successful operation: one with operations that all
+// failed, or a stall, starts or extends it; one with no operation at all
+// (slow operations) extends a run already started; a success or a pause
+// ends it. It returns the run's length, and keeps the runs that reach
+// OutageIntervals as outages.
+func (a *Assembler) trackOutage(start, end time.Duration, stalled bool) int {
+	ok, ops := a.interval.OK(), a.interval.Ops
+	switch {
+	case a.ctl.Paused || ok > 0:
+		a.noSuccess = 0
+		return 0
+	case ops > 0 || stalled || a.noSuccess > 0:
+		if a.noSuccess == 0 {
+			a.noSuccessStart = start
+		}
+		a.noSuccess++
+	default:
+		return 0
+	}
+	if a.noSuccess >= OutageIntervals {
+		o := Outage{Start: a.noSuccessStart, End: end, Intervals: a.noSuccess}
+		if n := len(a.outages); n > 0 && a.outages[n-1].Start == o.Start {
+			a.outages[n-1] = o
+		} else {
+			a.outages = append(a.outages, o)
+		}
+	}
+	return a.noSuccess
 }
 
 // Recycle empties the interval Set a snapshot built without keepData
@@ -207,9 +293,17 @@ func (a *Assembler) Result(final *Snapshot, runTime time.Duration, start time.Ti
 		OpNames:     a.c.OpNames,
 		MeanCPU:     a.CPU(),
 		Events:      append([]Event(nil), a.published...),
+		Outages:     append([]Outage(nil), a.outages...),
 	}
 	if a.units != nil {
 		res.Units = a.units.units()
+	}
+	if k := a.c.RateKey; k != "" {
+		res.RateCount = a.rateSum
+		if a.c.Counters != nil {
+			res.RateCount = a.c.Counters.Counters()[k] - a.rate0
+		}
+		res.Rated = true
 	}
 	return res
 }

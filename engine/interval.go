@@ -61,9 +61,15 @@ func (p *phase) sample(final bool) *Snapshot {
 
 	opts := p.env.opts
 	p.smu.Lock()
+	if final && !p.endTime.IsZero() && p.endTime.Before(now) {
+		// The last interval ends where the run time ends (the deadline,
+		// a stop): what completed in the grace after it counts, but in
+		// the time up to it.
+		now = p.endTime
+	}
 	snap := p.asm.Snapshot(now, p.runTime(now), hs, ws, final, opts.IntervalData)
 	for _, h := range opts.OnInterval {
-		h(p.name, p.opNames, snap.Data.Start, now, snap.Data.Set)
+		h(p.name, p.opNames, snap.Data.Start, snap.Time, snap.Data.Set)
 	}
 	p.asm.Recycle(snap)
 	p.smu.Unlock()

@@ -94,10 +94,13 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	p.asmConfig = AssemblerConfig{
 		Phase: name, OpNames: p.opNames, OpsTotal: p.opsTotal, Last: last,
 		RunStart: env.runStart, PhaseStart: p.start, MaxExecutionTime: env.cfg.MaxExecutionTime,
-		Measurement: env.cfg.MeasurementIntvl, Percentiles: env.cfg.Percentiles,
+		Measurement: env.cfg.MeasurementIntvl, Percentiles: env.cfg.Percentiles, Interval: env.cfg.StatusInterval,
 	}
 	if c, ok := wl.(workload.Counters); ok {
 		p.asmConfig.Counters = c
+	}
+	if f, ok := workload.Lookup(env.cfg.Workload); ok {
+		p.asmConfig.RateKey = f.RateKey
 	}
 	if env.cfg.Output.MeasurementType == "timeseries" {
 		p.asmConfig.Granularity = env.cfg.Output.Granularity
@@ -163,9 +166,14 @@ func (p *phase) note(e Event) {
 	p.smu.Unlock()
 }
 
-// stop tells the workers to exit after their current operation.
+// stop tells the workers to exit after their current operation. The
+// phase's run time ends here (unless it ended before: the budget spent):
+// operations that complete in the grace after it (drainWorkers) count,
+// but the rates are over the time up to the stop.
 func (p *phase) stop() {
-	p.pool.stop()
+	now := time.Now()
+	p.pool.stop() // first: markEnd waits for the sampler's lock
+	p.markEnd(now)
 	p.stopOnce.Do(func() { close(p.stopped) })
 }
 
@@ -231,7 +239,9 @@ func (p *phase) loop(ctx context.Context, stopCh <-chan struct{}) {
 }
 
 // drainWorkers stops the workers and waits for them; in-flight operations
-// get grace, then their context is cancelled.
+// get grace (Options.StopGrace, 2 s by default), then their context is
+// cancelled and those that end from then on are cut off: counted apart,
+// in no throughput and no error count.
 func (p *phase) drainWorkers(grace time.Duration) {
 	p.stop()
 	waited := make(chan struct{})
@@ -239,6 +249,7 @@ func (p *phase) drainWorkers(grace time.Duration) {
 	select {
 	case <-waited:
 	case <-time.After(grace):
+		p.pool.cutAt.Store(max(p.pool.now(), 1))
 		p.pool.opCancel()
 		<-waited
 	}
@@ -252,6 +263,7 @@ func (p *phase) result(final *Snapshot, interrupted bool) *PhaseResult {
 	defer p.smu.Unlock()
 	res := p.asm.Result(final, p.runTime(final.Time), p.start, interrupted)
 	res.Output = p.env.cfg.Output
+	res.Grace = p.env.opts.StopGrace
 	res.GC = readGC().since(p.gcStart)
 	res.Cleanup = p.pool.cleanups.histogram()
 	return res

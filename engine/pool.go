@@ -37,6 +37,10 @@ type pool struct {
 
 	opCtx    context.Context
 	opCancel context.CancelFunc
+	// cutAt is when the grace after a stop ended and opCtx was cancelled
+	// (now()'s clock; 0: not yet): an operation that ends from then on
+	// was cut off, and is counted apart (measure.Set.CutOff).
+	cutAt atomic.Int64
 
 	wmu       sync.Mutex
 	workers   []*worker // the running workers only
@@ -250,6 +254,10 @@ func (p *pool) step(ws *wstate) bool {
 		}
 	}
 	end := p.now()
+	if c := p.cutAt.Load(); c != 0 && end >= c {
+		ws.cutOff(n)
+		return false
+	}
 	ws.record(op, n, start, end, intended, paced, err)
 	ws.last, ws.chained = end, true
 	return err == nil || ws.ctx.Err() == nil
@@ -264,11 +272,15 @@ func (ws *wstate) record(op, n int, start, end, intended int64, paced bool, err 
 	ok, okIntended := measure.OK, measure.OKIntended
 	if err != nil {
 		ok, okIntended = measure.Failed, measure.FailedIntended
+		set.Failed += int64(n)
 		kind := adapters.Kind(err)
 		set.AddError(op, kind, int64(n))
 		set.SetCause(op, kind, err.Error())
-		if kind == adapters.KindIntegrity {
+		switch kind {
+		case adapters.KindIntegrity:
 			set.Integrity++
+		case adapters.KindMissing:
+			set.Missing++
 		}
 	}
 	set.RecordN(measure.Slot(op, ok), end-start, int64(n))
@@ -278,6 +290,14 @@ func (ws *wstate) record(op, n int, start, end, intended int64, paced bool, err 
 			set.MaxLag = lag
 		}
 	}
+	ws.rec.Unlock()
+}
+
+// cutOff counts n operations that were still in flight when the grace
+// after a stop ended: in no throughput, no error count, no histogram.
+func (ws *wstate) cutOff(n int) {
+	set := ws.rec.Lock()
+	set.CutOff += int64(n)
 	ws.rec.Unlock()
 }
 

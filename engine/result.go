@@ -31,6 +31,17 @@ type PhaseResult struct {
 	// Events are the changes, marks and phase starts published during the
 	// phase, in order, timed from the start of the run.
 	Events []Event
+	// Rated: the throughput is the workload's own count (RateCount over
+	// the run time: the time series' records acknowledged), not its
+	// operations (workload.Factory.RateKey).
+	Rated     bool
+	RateCount float64
+	// Grace is how long operations in flight at the deadline or a stop
+	// were given before they were cut off (Options.StopGrace).
+	Grace time.Duration
+	// Outages are the spans of OutageIntervals or more consecutive
+	// intervals in which no operation succeeded.
+	Outages []Outage
 
 	// Output is how the report is written (YCSB's exporter, measurement
 	// type, ...).
@@ -45,10 +56,37 @@ type PhaseResult struct {
 	Units [measure.NumSlots][]SeriesUnit
 }
 
-// Throughput is operations per second over the phase.
+// Throughput is operations per second over the phase, successful and
+// failed: YCSB's [OVERALL] Throughput(ops/sec), which counts every
+// operation. Everywhere benchtop speaks for itself it gives Goodput.
+// For a rated workload (the time series), it is its one rate: the
+// workload's count per second (records acknowledged), as Goodput.
 func (r *PhaseResult) Throughput() float64 {
 	if r.RunTime <= 0 {
 		return 0
 	}
+	if r.Rated {
+		return r.RateCount / r.RunTime.Seconds()
+	}
 	return float64(r.Set.Ops) / r.RunTime.Seconds()
+}
+
+// Goodput is successful operations per second over the phase (for a
+// rated workload, its count per second).
+func (r *PhaseResult) Goodput() float64 {
+	if r.RunTime <= 0 {
+		return 0
+	}
+	if r.Rated {
+		return r.RateCount / r.RunTime.Seconds()
+	}
+	return float64(r.Set.OK()) / r.RunTime.Seconds()
+}
+
+// FailedRate is failed operations per second over the phase.
+func (r *PhaseResult) FailedRate() float64 {
+	if r.RunTime <= 0 {
+		return 0
+	}
+	return float64(r.Set.Failed) / r.RunTime.Seconds()
 }

@@ -101,6 +101,7 @@ func New(cfg *Config, db adapters.DB, opts Options) (*Runner, error) {
 	if cfg.NICSpeedMbps > 0 {
 		r.host.SetLinkSpeed(cfg.NICSpeedMbps) // -p host.nicspeed
 	}
+	r.info.RateUnit, r.info.OpUnits = f.RateUnit, f.OpUnits
 	if r.info.Mix == "" {
 		r.info.Mix = cfg.Workload
 		if d, ok := wl.(workload.Describer); ok {

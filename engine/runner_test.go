@@ -410,16 +410,21 @@ func TestMarkSegmentsBestAndKnee(t *testing.T) {
 	threads := 1
 	mk := func(ops float64, p99 time.Duration) Segment {
 		threads *= 2
-		return Segment{Start: 0, End: 10 * time.Second, Threads: threads, Ops: int64(ops * 10), OpsPerSec: ops, P99: p99, Intervals: 9}
+		return Segment{Start: 0, End: 10 * time.Second, Threads: threads, Ops: int64(ops * 10), OpsPerSec: ops, P99: p99, HasLatency: true, Intervals: 9}
 	}
-	segs := markSegments([]Segment{
+	segs, _ := markSegments([]Segment{
 		mk(512004, 8200*time.Nanosecond),
 		mk(804551, 9800*time.Nanosecond),
 		mk(811020, 29100*time.Nanosecond),
-		mk(1284511, 11000*time.Nanosecond),
+		mk(1284511, 31000*time.Nanosecond), // p99 stays up: the knee holds
 	})
 	if !segs[2].Knee || segs[0].Knee || segs[1].Knee || segs[3].Knee {
 		t.Errorf("knee marks = %v %v %v %v, want only segment 3", segs[0].Knee, segs[1].Knee, segs[2].Knee, segs[3].Knee)
+	}
+	// Back down to 11 µs after it: segment 3 was a hiccup, not a knee.
+	segs[3].P99 = 11000 * time.Nanosecond
+	if segs, _ = markSegments(segs); segs[2].Knee || segs[3].Knee {
+		t.Errorf("a p99 that came back down is a knee: %v %v", segs[2].Knee, segs[3].Knee)
 	}
 	if !segs[3].Best || segs[0].Best || segs[1].Best || segs[2].Best {
 		t.Errorf("best marks wrong: %+v", segs)

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"fmt"
 	"time"
 
+	"benchtop/engine/marks"
 	"benchtop/engine/measure"
 	"benchtop/engine/workload"
 )
@@ -14,6 +16,9 @@ type segments struct {
 	runStart    time.Time // the run's start: segment times count from it
 	measurement string    // measurement.interval
 	counters    workload.Counters
+	// rateKey, when set, is the workload figure whose rate is the
+	// segment's throughput (workload.Factory.RateKey).
+	rateKey string
 
 	closed []Segment
 	open   *segmentAcc
@@ -22,18 +27,22 @@ type segments struct {
 // segmentAcc is the open segment and what it accumulates.
 type segmentAcc struct {
 	Segment
-	sums   map[string]float64 // workload Delta figures summed per interval
-	first  map[string]float64 // workload counters at the segment's start
-	set    *measure.Set
-	cpuSum float64
-	cpuN   int
-	startT time.Time
+	sums  map[string]float64 // workload Delta figures summed per interval
+	first map[string]float64 // workload counters at the segment's start
+	// steadySums and steadyFirst are the same from the first tick on:
+	// the workload's rates cover the steady part, as the operations' do.
+	steadySums, steadyFirst map[string]float64
+	set                     *measure.Set
+	cpuSum                  float64
+	cpuN                    int
+	startT                  time.Time
 	// steady is what ran after the segment's first interval ended (the
 	// first tick), from steadyT on; ticks counts the intervals that ended
 	// in the segment.
 	steady  *measure.Set
 	steadyT time.Time
 	ticks   int
+	stalls  int // steady intervals that were stalls
 }
 
 // begin opens a new segment for the Controls in force.
@@ -44,6 +53,7 @@ func (sg *segments) begin(label string, ctl Controls) {
 	s.Threads = ctl.Threads
 	s.Partitions = ctl.Partitions
 	s.Target = ctl.Target
+	s.Paused = ctl.Paused
 	s.Label = label
 	s.Open = true
 	if sg.counters != nil {
@@ -61,10 +71,17 @@ func (sg *segments) add(set *measure.Set) {
 	}
 }
 
-// tick tells the open segment that an interval ended at now.
-func (sg *segments) tick(now time.Time) {
+// tick tells the open segment that an interval ended at now; stalled
+// says it was a stall (no operation completed while the workers ran),
+// which counts once the segment's first interval is over.
+func (sg *segments) tick(now time.Time, stalled bool) {
 	if sg.open.ticks == 0 {
 		sg.open.steadyT = now
+		if sg.counters != nil {
+			sg.open.steadyFirst = sg.counters.Counters()
+		}
+	} else if stalled {
+		sg.open.stalls++
 	}
 	sg.open.ticks++
 }
@@ -82,76 +99,87 @@ func (sg *segments) addDelta(delta map[string]float64) {
 			sg.open.sums = map[string]float64{}
 		}
 		sg.open.sums[k] += v
+		if sg.open.ticks > 0 { // after the first tick: the steady part's
+			if sg.open.steadySums == nil {
+				sg.open.steadySums = map[string]float64{}
+			}
+			sg.open.steadySums[k] += v
+		}
 	}
 }
 
-// close closes the open segment; latestCPU is the host's latest reading,
-// the CPU of a segment shorter than an interval (negative: unknown).
-func (sg *segments) close(latestCPU float64) {
+// close closes the open segment at at; latestCPU is the host's latest
+// reading, the CPU of a segment shorter than an interval (negative:
+// unknown).
+func (sg *segments) close(at time.Time, latestCPU float64) {
 	s := sg.open
-	s.End = time.Since(sg.runStart)
+	s.End = at.Sub(sg.runStart)
 	s.Open = false
 	if s.cpuN == 0 && latestCPU >= 0 {
 		s.cpuSum, s.cpuN = latestCPU, 1
 	}
-	sg.fill(s)
-	if s.Ops > 0 || s.Errors > 0 {
+	sg.fill(s, at)
+	if s.Ops > 0 || s.Errors > 0 || s.set.CutOff > 0 || (sg.rateKey != "" && s.OpsPerSec > 0) {
 		s.Index = len(sg.closed) + 1
 		sg.closed = append(sg.closed, s.Segment)
 	}
 }
 
 // table returns the closed segments and, unless final, the open one as it
-// stands at elapsed, with best and knee marked.
-func (sg *segments) table(elapsed time.Duration, final bool) []Segment {
+// stands at now, with best and knee marked, and the note saying why best
+// is undecided ("" when it is not).
+func (sg *segments) table(now time.Time, final bool) ([]Segment, string) {
 	out := append([]Segment(nil), sg.closed...)
 	if !final {
 		cur := *sg.open
-		sg.fill(&cur)
-		cur.End = elapsed
+		sg.fill(&cur, now)
+		cur.End = now.Sub(sg.runStart)
 		cur.Index = len(sg.closed) + 1
 		out = append(out, cur.Segment)
 	}
 	return markSegments(out)
 }
 
-// fill computes a segment's figures from what it accumulated: counts of
-// the whole segment, rates and latencies of its steady part when it has
-// one.
-func (sg *segments) fill(s *segmentAcc) {
-	now := time.Now()
-	end := now
+// fill computes a segment's figures from what it accumulated up to end:
+// counts of the whole segment, rates and latencies of its steady part
+// when it has one. Rates count successful operations (failed ones apart);
+// latencies are the successful operations' (none: HasLatency false).
+func (sg *segments) fill(s *segmentAcc, end time.Time) {
 	if !s.Open {
 		end = s.startT.Add(s.End - s.Start)
 	}
 	dur := end.Sub(s.startT).Seconds()
-	s.Ops = s.set.Ops
-	s.Errors = errorCount(s.set)
+	s.Ops, s.OK, s.Errors = s.set.Ops, s.set.OK(), s.set.Failed
 	figures, fdur := s.set, dur
 	s.Intervals = 0
 	if s.ticks > 1 {
 		s.Intervals = s.ticks - 1
 	}
-	if s.ticks > 0 && !s.steady.Empty() {
-		figures, fdur = s.steady, end.Sub(s.steadyT).Seconds()
+	s.Stalls = s.stalls
+	if d := end.Sub(s.steadyT).Seconds(); s.ticks > 0 && !s.steady.Empty() && d > 0 {
+		figures, fdur = s.steady, d
 	}
-	s.OpsPerSec, s.ErrorRate = 0, 0
+	s.OpsPerSec, s.FailedPerSec, s.ErrorRate = 0, 0, 0
 	if fdur > 0 {
-		s.OpsPerSec = float64(figures.Ops) / fdur
+		s.OpsPerSec = float64(figures.OK()) / fdur
+		s.FailedPerSec = float64(figures.Failed) / fdur
 	}
 	if figures.Ops > 0 {
-		s.ErrorRate = float64(errorCount(figures)) / float64(figures.Ops)
+		s.ErrorRate = float64(figures.Failed) / float64(figures.Ops)
 	}
 	intended := s.Target > 0 && sg.measurement != "op"
 	s.P50, s.P95, s.P99, s.ServiceP99, s.IntendedP99 = 0, 0, 0, 0, 0
-	if h := mergeVariant(figures, measure.OK); h != nil && h.TotalCount() > 0 {
+	s.HasLatency = false
+	if figures.OK() <= 0 {
+		// Nothing succeeded: a read-modify-write's READ alone is no
+		// latency of the segment's operations.
+	} else if h := mergeVariant(figures, measure.OK); h != nil && h.TotalCount() > 0 {
+		s.HasLatency = true
 		s.P50 = time.Duration(h.ValueAtQuantile(50))
 		s.P95 = time.Duration(h.ValueAtQuantile(95))
 		s.P99 = time.Duration(h.ValueAtQuantile(99))
 		s.ServiceP99 = s.P99
-	}
-	if intended {
-		if h := mergeVariant(figures, measure.OKIntended); h != nil && h.TotalCount() > 0 {
+		if h := mergeVariant(figures, measure.OKIntended); intended && h != nil && h.TotalCount() > 0 {
 			s.P50 = time.Duration(h.ValueAtQuantile(50))
 			s.P95 = time.Duration(h.ValueAtQuantile(95))
 			s.P99 = time.Duration(h.ValueAtQuantile(99))
@@ -162,87 +190,75 @@ func (sg *segments) fill(s *segmentAcc) {
 	if s.cpuN > 0 {
 		s.CPU = s.cpuSum / float64(s.cpuN)
 	}
-	sums := s.sums
-	if sg.counters != nil && s.first != nil {
+	// The workload's figures over the same part as the operations' rates:
+	// the steady part when there is one.
+	sums, first, sdur := s.sums, s.first, dur
+	if s.ticks > 0 && !s.steady.Empty() && end.After(s.steadyT) {
+		sums, first, sdur = s.steadySums, s.steadyFirst, end.Sub(s.steadyT).Seconds()
+	}
+	if sg.counters != nil && first != nil {
 		now := sg.counters.Counters()
 		sums = make(map[string]float64, len(now))
 		for k, v := range now {
-			sums[k] = v - s.first[k]
+			sums[k] = v - first[k]
 		}
 	}
-	if len(sums) > 0 && dur > 0 {
+	s.Extra = nil
+	if len(sums) > 0 && sdur > 0 {
 		s.Extra = make(map[string]float64, len(sums))
 		for k, v := range sums {
-			s.Extra[k+"_per_sec"] = v / dur
+			s.Extra[k+"_per_sec"] = v / sdur
 		}
+	}
+	if k := sg.rateKey + "_per_sec"; sg.rateKey != "" {
+		// The workload's own count is the throughput (the time series'
+		// records acknowledged): one rate, not a column beside ops/s.
+		s.OpsPerSec = s.Extra[k]
+		delete(s.Extra, k)
 	}
 }
 
-// errorCount is the number of failed operations in set.
-func errorCount(set *measure.Set) int64 {
-	var n int64
-	for _, m := range set.Errors {
-		for _, c := range m {
-			n += c
-		}
-	}
-	return n
-}
-
-// The rules of best and knee.
+// The rules of best and knee (engine/marks holds them).
 const (
 	// MinSegmentIntervals is how many intervals after its first one a
 	// segment must hold to be best or knee: the first interval after a
 	// change is the transition and never counts.
-	MinSegmentIntervals = 3
+	MinSegmentIntervals = marks.MinIntervals
 	// MaxBestErrorRate is the share of failed operations above which a
-	// segment is never best: failed operations are not throughput.
-	MaxBestErrorRate = 0.01
+	// segment is never best or knee: failed operations are not
+	// throughput.
+	MaxBestErrorRate = marks.MaxErrorRate
 )
 
-// markSegments sets Best and Knee on the segments that count: at least
-// MinSegmentIntervals steady intervals with operations. Best: the highest
-// ops/s of those whose error rate is at most MaxBestErrorRate. Knee: the
-// first counted segment whose p99 grew faster than its throughput compared
-// with the previous counted one (p99 ratio > ops ratio and p99 up >= 20 %),
-// among those whose configuration differs from it (a mark or a new segment
-// alone changes nothing, so it cannot be a knee). The screen and the
-// report read the same marks.
-func markSegments(segs []Segment) []Segment {
-	best := -1
-	prev := -1
-	knee := -1
+// markSegments sets each segment's State and Note, and Best, Knee and
+// KneeFrom, by engine/marks' rules (the one implementation: the screen,
+// the reports, the JSON and the HTML show these marks); it returns the
+// note saying why best is undecided.
+func markSegments(segs []Segment) ([]Segment, string) {
+	v := marks.Decide(SegmentRows(segs), "ops/s", "segment")
 	for i := range segs {
-		segs[i].Best, segs[i].Knee = false, false
-		s := segs[i]
-		if s.Ops == 0 || s.Intervals < MinSegmentIntervals {
-			continue
+		segs[i].State, segs[i].Note = v.States[i], v.Notes[i]
+		segs[i].Best, segs[i].Knee, segs[i].KneeFrom = i == v.Best, i == v.Knee, 0
+		if i == v.Knee {
+			segs[i].KneeFrom = segs[v.KneeFrom].Index
 		}
-		if s.ErrorRate <= MaxBestErrorRate && (best < 0 || s.OpsPerSec > segs[best].OpsPerSec) {
-			best = i
-		}
-		if prev >= 0 && knee < 0 && !sameConfig(segs[prev], s) {
-			p := segs[prev]
-			if p.P99 > 0 && p.OpsPerSec > 0 {
-				p99Ratio := float64(s.P99) / float64(p.P99)
-				opsRatio := s.OpsPerSec / p.OpsPerSec
-				if p99Ratio >= 1.2 && p99Ratio > opsRatio {
-					knee = i
-				}
-			}
-		}
-		prev = i
 	}
-	if best >= 0 && len(segs) > 1 {
-		segs[best].Best = true
-	}
-	if knee >= 0 {
-		segs[knee].Knee = true
-	}
-	return segs
+	return segs, v.Note
 }
 
-// sameConfig tells whether two segments ran with the same controls.
-func sameConfig(a, b Segment) bool {
-	return a.Threads == b.Threads && a.Partitions == b.Partitions && a.Target == b.Target
+// SegmentRows are the segments as engine/marks judges them.
+func SegmentRows(segs []Segment) []marks.Row {
+	rows := make([]marks.Row, len(segs))
+	for i, s := range segs {
+		rows[i] = marks.Row{Index: s.Index, Rate: s.OpsPerSec, Intervals: s.Intervals, Ops: s.Ops, ErrorRate: s.ErrorRate,
+			Stalls: s.Stalls, Paused: s.Paused, P99: s.P99, HasLatency: s.HasLatency, Config: configKey(s)}
+	}
+	return rows
+}
+
+// configKey names a segment's controls: segments of one configuration
+// (a mark or a new segment changes nothing) are never a knee against
+// each other.
+func configKey(s Segment) string {
+	return fmt.Sprintf("threads %d, partitions %d, target %g", s.Threads, s.Partitions, s.Target)
 }

@@ -6,56 +6,44 @@ import (
 	"time"
 
 	"benchtop/engine/host"
+	"benchtop/engine/marks"
 	"benchtop/engine/measure"
 )
 
 // seg is a counted segment: 10 steady intervals at ops ops/s, p99 p99.
-func seg(threads int, ops float64, p99 time.Duration) Segment {
-	return Segment{End: 11 * time.Second, Threads: threads, Partitions: 1, Ops: int64(ops * 11), OpsPerSec: ops, P99: p99, Intervals: 10}
+func seg(index, threads int, ops float64, p99 time.Duration) Segment {
+	return Segment{Index: index, End: 11 * time.Second, Threads: threads, Partitions: 1, Ops: int64(ops * 11), OK: int64(ops * 11),
+		OpsPerSec: ops, P99: p99, HasLatency: true, Intervals: 10}
 }
 
-func TestBestNeedsThreeSteadyIntervals(t *testing.T) {
-	short := seg(8, 2e6, 10*time.Microsecond)
+// markSegments hands the segments to engine/marks (whose tests hold the
+// rules) and puts its verdict on them: states, notes, best, knee and the
+// segment the knee was judged against, by its Index.
+func TestMarkSegmentsCarriesTheVerdict(t *testing.T) {
+	us := time.Microsecond
+	short := seg(1, 1, 2e6, 10*us)
 	short.Intervals = MinSegmentIntervals - 1
-	segs := markSegments([]Segment{seg(2, 1e6, 10*time.Microsecond), short, seg(4, 1.5e6, 10*time.Microsecond)})
-	if segs[1].Best || segs[1].Knee {
-		t.Errorf("a segment of %d steady intervals was marked: %+v", short.Intervals, segs[1])
+	segs, note := markSegments([]Segment{short, seg(2, 2, 1e6, 10*us), seg(3, 4, 1.5e6, 10*us)})
+	if segs[0].Best || segs[1].Best || segs[2].Best {
+		t.Errorf("best marked though segment 1 was faster: %+v", segs)
 	}
-	if !segs[2].Best {
-		t.Errorf("best = %v %v %v, want the third", segs[0].Best, segs[1].Best, segs[2].Best)
+	if segs[0].State != marks.TooShort || segs[0].Note == "" || segs[1].State != marks.Qualified || segs[1].Note != "" {
+		t.Errorf("states %q (%q), %q (%q)", segs[0].State, segs[0].Note, segs[1].State, segs[1].Note)
 	}
-}
+	if !strings.Contains(note, "segment 1 was faster") {
+		t.Errorf("note %q does not say why best is undecided", note)
+	}
 
-func TestErroringSegmentIsNeverBest(t *testing.T) {
-	failing := seg(8, 3e6, 10*time.Microsecond)
-	failing.ErrorRate = 0.32
-	segs := markSegments([]Segment{seg(2, 1e6, 10*time.Microsecond), failing})
-	if segs[1].Best {
-		t.Error("a segment with 32 % failed operations is best")
+	outage := Segment{Index: 3, Threads: 8, Partitions: 1, Ops: 50000, Errors: 50000, ErrorRate: 1, Intervals: 5}
+	segs, note = markSegments([]Segment{seg(1, 2, 1e6, 10*us), seg(2, 4, 1.1e6, 10*us), outage, seg(4, 16, 1.05e6, 40*us)})
+	if !segs[1].Best || segs[2].Best || segs[2].Knee || note != "" {
+		t.Errorf("best %v %v %v %v knee %v, note %q", segs[0].Best, segs[1].Best, segs[2].Best, segs[3].Best, segs[2].Knee, note)
 	}
-	if !segs[0].Best {
-		t.Error("the clean segment is not best")
+	if !segs[3].Knee || segs[3].KneeFrom != 2 {
+		t.Errorf("knee on segment 4 from %d, want from segment 2 (the outage skipped): %+v", segs[3].KneeFrom, segs[3])
 	}
-	edge := seg(8, 3e6, 10*time.Microsecond)
-	edge.ErrorRate = MaxBestErrorRate
-	if segs := markSegments([]Segment{seg(2, 1e6, 10*time.Microsecond), edge}); !segs[1].Best {
-		t.Error("a segment at exactly the error limit is not best")
-	}
-}
-
-func TestMarkAloneIsNoKnee(t *testing.T) {
-	a := seg(4, 1e6, 10*time.Microsecond)
-	marked := a
-	marked.P99 = 40 * time.Microsecond // same controls, p99 up: noise or the server, not a change
-	marked.Label = "before compaction"
-	segs := markSegments([]Segment{a, marked})
-	if segs[1].Knee {
-		t.Error("a segment started by a mark is a knee")
-	}
-	changed := marked
-	changed.Threads = 8
-	if segs := markSegments([]Segment{a, changed}); !segs[1].Knee {
-		t.Error("the same figures after a thread change are not a knee")
+	if segs[2].State != marks.Errors {
+		t.Errorf("the outage's state is %q", segs[2].State)
 	}
 }
 
@@ -75,12 +63,12 @@ func TestSegmentLeavesOutTheFirstInterval(t *testing.T) {
 		return s
 	}
 	sg.add(batch(1000, time.Second)) // the transition: slow
-	sg.tick(time.Now())
+	sg.tick(time.Now(), false)
 	for range 3 {
 		sg.add(batch(100, time.Millisecond))
-		sg.tick(time.Now())
+		sg.tick(time.Now(), false)
 	}
-	tab := sg.table(time.Since(start), false)
+	tab, _ := sg.table(time.Now(), false)
 	if len(tab) != 1 {
 		t.Fatalf("%d segments", len(tab))
 	}
@@ -100,7 +88,7 @@ func TestSegmentIntendedP99(t *testing.T) {
 	start := time.Now()
 	sg := segments{runStart: start, measurement: "both"}
 	sg.begin("target", Controls{Threads: 1, Partitions: 1, Target: 100})
-	sg.tick(time.Now())
+	sg.tick(time.Now(), false)
 	s := &measure.Set{}
 	for range 100 {
 		s.Record(measure.Slot(0, measure.OK), int64(time.Millisecond))
@@ -108,7 +96,8 @@ func TestSegmentIntendedP99(t *testing.T) {
 	}
 	s.Ops = 100
 	sg.add(s)
-	g := sg.table(time.Since(start), false)[0]
+	tab, _ := sg.table(time.Now(), false)
+	g := tab[0]
 	if g.ServiceP99 < 900*time.Microsecond || g.ServiceP99 > 2*time.Millisecond {
 		t.Errorf("ServiceP99 = %v, want about 1ms", g.ServiceP99)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"benchtop/engine/host"
+	"benchtop/engine/marks"
 	"benchtop/engine/measure"
 	"benchtop/engine/workload"
 )
@@ -54,26 +55,49 @@ type Info struct {
 	// Thresholds are the --threshold expressions the run is judged by
 	// (engine/verdict parses and evaluates them).
 	Thresholds []string
+	// RateUnit is the unit of the run's one rate when it is not
+	// operations per second (the time series' "records/s":
+	// workload.Factory.RateUnit); "" for ops/s.
+	RateUnit string
+	// OpUnits names what an operation type counts when it is not an
+	// operation of that rate (the time series' WRITE: "batches").
+	OpUnits map[string]string
 }
 
 // Stats summarises latencies and outcomes of one operation type over a
 // period (an interval, a segment or the whole run).
+//
+// The latency figures summarise the successful operations only (failed
+// ones are kept apart, as YCSB's [READ-FAILED]): with none (OK == 0)
+// there is no latency, HasLatency is false and the figures are zero and
+// mean nothing; outputs show "–" (JSON null), never 0.
 type Stats struct {
-	// Count is the number of operations that completed (OK or error).
-	Count int64
-	// Errors is how many of them failed; ErrorsByKind splits them, and
-	// Causes holds the latest message of each kind.
+	// Count is the number of operations that completed, successful or
+	// failed (the attempts that ended); OK how many succeeded.
+	Count, OK int64
+	// Errors is how many of them failed; ErrorsByKind splits them (per
+	// operation type: a read-modify-write's failed READ counts under READ
+	// too), and Causes holds the latest message of each kind.
 	Errors       int64
 	ErrorsByKind map[string]int64
 	Causes       map[string]string
-	// Rate is Count per second over the period.
-	Rate float64
-	// Latency summary of the measured operations.
+	// Rate is successful operations per second over the period
+	// (goodput), FailedRate failed ones: throughput is Rate, never the
+	// two together.
+	Rate, FailedRate float64
+	// Latency summary of the successful operations (see HasLatency).
 	Mean, Min, Max      time.Duration
 	P50, P95, P99, P999 time.Duration
 	Percentiles         []Percentile // the configured hdrhistogram.percentiles
 	OutOfRange          int64        // values beyond the histogram range, clamped
 }
+
+// HasLatency reports whether the latency figures mean anything: some
+// operation succeeded.
+func (s Stats) HasLatency() bool { return s.OK > 0 }
+
+// AttemptRate is operations per second, successful and failed.
+func (s Stats) AttemptRate() float64 { return s.Rate + s.FailedRate }
 
 // Percentile is one configured percentile value.
 type Percentile struct {
@@ -124,8 +148,15 @@ type Segment struct {
 	Partitions int
 	Target     float64 // ops/s, 0 = unlimited
 	Label      string  // what started it, e.g. "threads 2→4"
-	Ops        int64
-	OpsPerSec  float64
+	// Ops counts the segment's operations, successful and failed; OK the
+	// successful ones, Errors the failed ones.
+	Ops, OK int64
+	// OpsPerSec is successful operations per second (goodput) over the
+	// steady part, FailedPerSec failed ones.
+	OpsPerSec, FailedPerSec float64
+	// HasLatency: the steady part held successful operations. Without
+	// any, P50 ... IntendedP99 are zero and mean nothing (shown "–").
+	HasLatency bool
 	// P50, P95 and P99 are from the intended start when the segment has a
 	// target and intended latency is measured, else service time.
 	P50 time.Duration
@@ -140,12 +171,23 @@ type Segment struct {
 	// 0-1.
 	ErrorRate float64
 	// Intervals counts the snapshot intervals of the steady part: the
-	// intervals that followed the first one.
+	// intervals that followed the first one. Stalls counts those of them
+	// in which no operation completed while the workers ran.
 	Intervals int
+	Stalls    int
+	Paused    bool    // the segment ran paused
 	CPU       float64 // mean client CPU %, 0-100, over measured readings; negative: unknown
-	Best      bool    // highest ops/s of the segments that count (see MinSegmentIntervals)
-	Knee      bool    // where p99 starts growing faster than throughput
-	Open      bool    // the current, still growing segment
+	// State is what the best and knee rules (engine/marks) made of the
+	// segment: qualified, too short, errors, stalled, paused, empty;
+	// Note says in words why it was not judged ("" when qualified).
+	State marks.State
+	Note  string
+	Best  bool // the highest goodput, judged (see engine/marks)
+	Knee  bool // where p99 starts growing faster than throughput
+	// KneeFrom is, on the knee, the index of the qualified segment it
+	// was judged against: the capacity a plan can rely on (0: none).
+	KneeFrom int
+	Open     bool // the current, still growing segment
 	// Extra carries per-workload figures, e.g. rows_per_sec for streams.
 	Extra map[string]float64
 }
@@ -182,8 +224,15 @@ type Snapshot struct {
 
 	// Events since the previous snapshot.
 	Events []Event
-	// Segments: all closed segments plus the open one last (Open=true).
-	Segments []Segment
+	// Segments: all closed segments plus the open one last (Open=true),
+	// best and knee marked; SegmentsNote says why best is undecided when
+	// there are two segments or more and none is marked best.
+	Segments     []Segment
+	SegmentsNote string
+	// NoSuccess counts the consecutive intervals up to this one in which
+	// operations were attempted and none succeeded (or none completed
+	// while the workers ran): an outage from OutageIntervals on.
+	NoSuccess int
 	// Warnings in force now, e.g. the client-bottleneck warning.
 	Warnings []string
 	// IntegrityErrors counts dataintegrity mismatches so far.
@@ -206,12 +255,15 @@ type Snapshot struct {
 type AgentRow struct {
 	Name  string
 	State string // connecting, running, late, lost, done
-	// Figures of the agent's last interval merged (zero when none).
-	OpsPerSec float64
-	P99       time.Duration // intended latency when the run has a target
-	Errors    int64
-	Threads   int
-	Target    float64 // this agent's share, ops/s; 0 = unlimited
+	// Figures of the agent's last interval merged (zero when none):
+	// successful operations per second, failed ones apart; Errors counts
+	// the failed operations.
+	OpsPerSec    float64
+	FailedPerSec float64
+	P99          time.Duration // intended latency when the run has a target
+	Errors       int64
+	Threads      int
+	Target       float64 // this agent's share, ops/s; 0 = unlimited
 	// Partitions are the agent's own (its portion of the fleet's when the
 	// fleet divides them); 0 when it has none.
 	Partitions int

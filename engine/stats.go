@@ -16,6 +16,7 @@ func Summarize(h *hdr.Histogram, period time.Duration, percentiles []float64) St
 		return s
 	}
 	s.Count = h.TotalCount()
+	s.OK = s.Count
 	if period > 0 {
 		s.Rate = float64(s.Count) / period.Seconds()
 	}
@@ -48,8 +49,9 @@ func mergeVariant(set *measure.Set, variant int) *hdr.Histogram {
 	return out
 }
 
-// opStats summarises one operation type of set: latencies of successful
-// operations, Count of all, Errors of failed ones.
+// opStats summarises one operation type of set: latencies and Rate of
+// successful operations, Count of all, Errors and FailedRate of failed
+// ones.
 func opStats(set *measure.Set, op, okVariant, failVariant int, period time.Duration, pct []float64) Stats {
 	s := Summarize(set.H[measure.Slot(op, okVariant)], period, pct)
 	var failed int64
@@ -66,7 +68,7 @@ func opStats(set *measure.Set, op, okVariant, failVariant int, period time.Durat
 	s.Errors = failed
 	s.Count += failed
 	if period > 0 {
-		s.Rate = float64(s.Count) / period.Seconds()
+		s.FailedRate = float64(failed) / period.Seconds()
 	}
 	s.OutOfRange = set.OutOfRange[measure.Slot(op, okVariant)] + set.OutOfRange[measure.Slot(op, failVariant)]
 	return s
@@ -114,13 +116,20 @@ func buildOps(names []string, ivl, cum *measure.Set, ivlLen, cumLen time.Duratio
 	return ops, total
 }
 
+// totalStats summarises every operation type of set: operations as the
+// workload counts them (a read-modify-write is one), successful and
+// failed, and the successful ones' latency.
 func totalStats(set *measure.Set, period time.Duration) Stats {
 	s := Summarize(mergeVariant(set, measure.OK), period, nil)
-	s.Count = set.Ops
-	var errs int64
+	s.Count, s.OK, s.Errors = set.Ops, set.OK(), set.Failed
+	if s.OK <= 0 {
+		// Nothing succeeded: whatever sub-operation latency the
+		// histograms hold (a read-modify-write's READ) is no latency of
+		// an operation.
+		s = Stats{Count: set.Ops, Errors: set.Failed}
+	}
 	for op, m := range set.Errors {
 		for k, n := range m {
-			errs += n
 			if s.ErrorsByKind == nil {
 				s.ErrorsByKind = map[string]int64{}
 			}
@@ -128,10 +137,10 @@ func totalStats(set *measure.Set, period time.Duration) Stats {
 		}
 		s.Causes = copyCauses(s.Causes, set.Causes[op])
 	}
-	s.Errors = errs
-	s.Rate = 0
+	s.Rate, s.FailedRate = 0, 0
 	if period > 0 {
-		s.Rate = float64(set.Ops) / period.Seconds()
+		s.Rate = float64(max(s.OK, 0)) / period.Seconds()
+		s.FailedRate = float64(set.Failed) / period.Seconds()
 	}
 	return s
 }

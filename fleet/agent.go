@@ -497,7 +497,7 @@ func (s *session) done(results []*engine.PhaseResult, runErr error) Done {
 			}
 		}
 		d.Phases = append(d.Phases, PhaseFigures{Phase: res.Phase, RunTime: res.RunTime, RunTimeMs: res.RunTime.Milliseconds(),
-			Operations: res.Set.Ops, Throughput: res.Throughput(), Errors: errs, Interrupted: res.Interrupted})
+			Operations: res.Set.Ops, Throughput: res.Goodput(), Errors: errs, Interrupted: res.Interrupted})
 		d.Segments = res.Segments
 		if res.Closing != nil {
 			d.Problems = append(d.Problems, res.Closing.Problems...)

@@ -341,7 +341,7 @@ func (c *Coordinator) buildInfo() engine.Info {
 	first := c.agents[0].ready.Info
 	info := engine.Info{Command: c.cfg.Config.Command, Adapter: c.cfg.Config.DB, Target: first.Target,
 		Workload: c.cfg.Label, Mix: first.Mix, Properties: adapters.MaskProperties(c.cfg.Props), CanRepartition: true,
-		Meta: c.cfg.Meta, Agents: len(c.agents)}
+		Meta: c.cfg.Meta, Agents: len(c.agents), RateUnit: first.RateUnit, OpUnits: first.OpUnits}
 	for _, a := range c.agents {
 		info.CanRepartition = info.CanRepartition && a.ready.Info.CanRepartition
 	}

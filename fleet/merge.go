@@ -127,7 +127,7 @@ func (m *merger) phaseAt(p engine.Phase, start time.Time) *phaseMerge {
 	pm.asm = engine.NewAssembler(engine.AssemblerConfig{
 		Phase: p, OpNames: names, OpsTotal: total, RunStart: m.runStart, PhaseStart: start,
 		MaxExecutionTime: cfg.MaxExecutionTime, Measurement: cfg.MeasurementIntvl, Percentiles: cfg.Percentiles,
-		Granularity: granularity(cfg),
+		Granularity: granularity(cfg), Interval: cfg.StatusInterval, RateKey: rateKey(cfg.Workload),
 	}, ctl, string(p)+" phase")
 	pm.asm.Event(engine.Event{At: start.Sub(m.runStart), Kind: "phase", To: string(p), Text: string(p) + " phase"})
 	m.phases[p] = pm
@@ -335,4 +335,11 @@ func (m *merger) fleetHost() host.Sample {
 		out.NICs = []host.NIC{{Name: "fleet", RxBytesPerSec: rx, TxBytesPerSec: tx}}
 	}
 	return out
+}
+
+// rateKey is the workload figure whose rate is the run's throughput
+// (workload.Factory.RateKey), "" for operations.
+func rateKey(name string) string {
+	f, _ := workload.Lookup(name)
+	return f.RateKey
 }

@@ -6,7 +6,6 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/host"
-	"benchtop/engine/measure"
 )
 
 // rowScratch keeps what the agents' rows need between intervals.
@@ -14,9 +13,9 @@ type rowScratch struct {
 	host map[*agent]host.Sample
 }
 
-// update sets an agent's row from its interval: ops/s, its own p99 over
-// every operation type (service time), errors, threads, target, CPU and
-// the busiest NIC.
+// update sets an agent's row from its interval: successful and failed
+// ops/s, its own p99 over every operation type (service time), failed
+// operations, threads, target, CPU and the busiest NIC.
 func (r *rowScratch) update(a *agent, iv *Interval) {
 	if r.host == nil {
 		r.host = map[*agent]host.Sample{}
@@ -25,16 +24,12 @@ func (r *rowScratch) update(a *agent, iv *Interval) {
 	row := &a.row
 	row.Name = a.name
 	if d := iv.End.Sub(iv.Start).Seconds(); d > 0 {
-		row.OpsPerSec = float64(iv.Set.Ops) / d
-	}
-	var errs int64
-	for op := 0; op < measure.NumOps; op++ {
-		for _, n := range iv.Set.Errors[op] {
-			errs += n
-		}
+		// Successful operations: failed ones are not throughput.
+		row.OpsPerSec = float64(iv.Set.OK()) / d
+		row.FailedPerSec = float64(iv.Set.Failed) / d
 	}
 	row.P99 = iv.P99
-	row.Errors = errs
+	row.Errors = iv.Set.Failed
 	row.Threads, row.Target = iv.Threads, iv.Target
 	row.Partitions = iv.Partitions
 	row.CPU = -1
@@ -77,12 +72,7 @@ type mergedFigures struct {
 // account adds an agent's interval, as it is merged, to its figures.
 // Caller is the merge loop.
 func (m *merger) account(a *agent, iv *Interval) {
-	var errs int64
-	for op := 0; op < measure.NumOps; op++ {
-		for _, n := range iv.Set.Errors[op] {
-			errs += n
-		}
-	}
+	errs := iv.Set.Failed // failed operations, counted as Ops counts them
 	start, end := iv.Start.Add(-a.offset), iv.End.Add(-a.offset)
 	m.c.mu.Lock()
 	defer m.c.mu.Unlock()
@@ -112,7 +102,7 @@ func (a *agent) mergedPhases() []PhaseFigures {
 		rt := f.end.Sub(f.start)
 		pf := PhaseFigures{Phase: p, RunTime: rt, RunTimeMs: rt.Milliseconds(), Operations: f.ops, Errors: f.errs, Interrupted: true}
 		if rt > 0 {
-			pf.Throughput = float64(f.ops) / rt.Seconds()
+			pf.Throughput = float64(f.ops-f.errs) / rt.Seconds() // successful operations
 		}
 		out = append(out, pf)
 	}

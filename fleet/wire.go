@@ -226,7 +226,7 @@ type PhaseFigures struct {
 	RunTime     time.Duration `json:"runtime_ns"`
 	RunTimeMs   int64         `json:"runtime_ms"`
 	Operations  int64         `json:"operations"`
-	Throughput  float64       `json:"throughput_ops_sec"`
+	Throughput  float64       `json:"throughput_ops_sec"` // successful operations per second
 	Errors      int64         `json:"errors"`
 	Interrupted bool          `json:"interrupted,omitempty"`
 }

@@ -68,7 +68,7 @@ func compareHeadline(base, run *Run) []Figure {
 		Note: fmtRate(base.Summary.Throughput) + " → " + fmtRate(run.Summary.Throughput) + " ops/s"}}
 	for _, o := range run.Summary.Operations {
 		if b := findOp(&base.Summary, o.Name); b != nil {
-			out = append(out, Figure{Label: "p99 " + o.Name, Value: fmtPct(pctChange(b.P99US, o.P99US)), Note: fmtUS(b.P99US) + " → " + fmtUS(o.P99US)})
+			out = append(out, Figure{Label: "p99 " + o.Name, Value: fmtPct(pctChange(usOrNaN(b.P99US), usOrNaN(o.P99US))), Note: fmtUSp(b.P99US) + " → " + fmtUSp(o.P99US)})
 		}
 	}
 	return out
@@ -100,7 +100,7 @@ func compareFindings(base, run *Run) ([]Finding, []string) {
 	}
 	for _, o := range n.Operations {
 		if bo := findOp(b, o.Name); bo != nil {
-			fs = append(fs, Finding{Signal: "latency", Text: fmt.Sprintf("%s p99 went from %s to %s (%s).", o.Name, fmtUS(bo.P99US), fmtUS(o.P99US), fmtPct(pctChange(bo.P99US, o.P99US)))})
+			fs = append(fs, Finding{Signal: "latency", Text: fmt.Sprintf("%s p99 went from %s to %s (%s).", o.Name, fmtUSp(bo.P99US), fmtUSp(o.P99US), fmtPct(pctChange(usOrNaN(bo.P99US), usOrNaN(o.P99US))))})
 		}
 	}
 	var advice []string
@@ -181,13 +181,13 @@ func p99Of(run *Run) []XY {
 		skip, _ := rowTails(run.Rows)
 		var out []XY
 		for i, r := range run.Rows {
-			if r.Phase != "load" && r.Ops > 0 && !skip[i] {
+			if r.Phase != "load" && r.Ops > 0 && r.HasLatency && !skip[i] {
 				out = append(out, XY{r.ElapsedS, r.P99US})
 			}
 		}
 		return out
 	}
-	return segmentSteps(run.Summary.Segments, func(g report.SegmentSummary) float64 { return g.P99US })
+	return segmentSteps(run.Summary.Segments, func(g report.SegmentSummary) float64 { return usOrNaN(g.P99US) })
 }
 
 func copyHist(iv *Interval) *hdrHist {
@@ -254,7 +254,7 @@ func compareSegments(base, run *Run) *Table {
 		for _, g := range runSegs[k] {
 			row := segmentRow(g, nil, "run")
 			if ok && g.DurationS >= minSweepSegmentS && bg.DurationS >= minSweepSegmentS {
-				do, dp := pctChange(bg.OpsPerSec, g.OpsPerSec), pctChange(bg.P99US, g.P99US)
+				do, dp := pctChange(bg.OpsPerSec, g.OpsPerSec), pctChange(usOrNaN(bg.P99US), usOrNaN(g.P99US))
 				row.Cells = append(row.Cells, numCell(fmtPct(do), "delta_ops_per_sec_pct", nanZero(do)), numCell(fmtPct(dp), "delta_p99_pct", nanZero(dp)))
 			} else {
 				row.Cells = append(row.Cells, textCell("—"), textCell("—"))
@@ -281,13 +281,13 @@ func compareOperations(base, run *Run) *Table {
 		row := func(name string, st report.OpStats, class string, delta Cell) TRow {
 			return TRow{Class: class, Cells: []Cell{textCell(o.Name), textCell(name),
 				numCell(units.Count(st.Count), "count", float64(st.Count)), numCell(units.Count(st.Errors), "errors", float64(st.Errors)),
-				numCell(fmtUS(st.P50US), "p50_us", st.P50US), numCell(fmtUS(st.P95US), "p95_us", st.P95US),
-				numCell(fmtUS(st.P99US), "p99_us", st.P99US), numCell(fmtUS(st.P999US), "p999_us", st.P999US),
-				numCell(fmtUS(st.MaxUS), "max_us", st.MaxUS), delta}}
+				usCell(st.P50US, "p50_us"), usCell(st.P95US, "p95_us"),
+				usCell(st.P99US, "p99_us"), usCell(st.P999US, "p999_us"),
+				usCell(st.MaxUS, "max_us"), delta}}
 		}
 		if b != nil {
 			t.Rows = append(t.Rows, row("baseline", b.OpStats, "baseline", textCell("")))
-			d := pctChange(b.P99US, o.P99US)
+			d := pctChange(usOrNaN(b.P99US), usOrNaN(o.P99US))
 			t.Rows = append(t.Rows, row("run", o.OpStats, "", numCell(fmtPct(d), "delta_p99_pct", nanZero(d))))
 		} else {
 			t.Rows = append(t.Rows, row("run", o.OpStats, "", textCell("—")))

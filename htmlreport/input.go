@@ -54,9 +54,12 @@ type Row struct {
 	OpsPerSec           float64
 	Errors              int64
 	P50US, P95US, P99US float64
-	CPU, ProcCPU        float64 // percent of all cores; percent of one core
-	RSS                 float64
-	RxBps, TxBps        float64
+	// HasLatency: something succeeded in the interval (its latency
+	// columns are not empty); without it P50US ... P99US mean nothing.
+	HasLatency   bool
+	CPU, ProcCPU float64 // percent of all cores; percent of one core
+	RSS          float64
+	RxBps, TxBps float64
 }
 
 // Interval is one histogram of the HDR log.
@@ -139,6 +142,9 @@ func (run *Run) ReadCSV(r io.Reader) error {
 		}
 		if i, ok := col["phase"]; ok && i < len(rec) {
 			row.Phase = rec[i]
+		}
+		if i, ok := col["p99_us"]; ok && i < len(rec) {
+			row.HasLatency = rec[i] != "" // empty: nothing succeeded
 		}
 		if bad != nil {
 			return bad

@@ -152,7 +152,7 @@ func (l *limitFindings) errors() {
 		kinds = append(kinds, fmt.Sprintf("%s %s", k, units.Count(s.Errors[k])))
 	}
 	l.find("errors", fmt.Sprintf("%s of %s operations failed (%.3f %%): %s.", units.Count(errs), units.Count(ops), 100*float64(errs)/float64(max(ops, 1)), orDash(strings.Join(kinds, ", "))))
-	l.advise("Operations failed: throughput counts them as done. Look at their causes before comparing this run with another.")
+	l.advise("Operations failed: the throughput figures count only the successful ones (failed ones per second are shown beside them). Look at their causes before comparing this run with another.")
 }
 
 // target: a target not met, and the schedule lag growing.
@@ -172,25 +172,49 @@ func (l *limitFindings) target() {
 	}
 }
 
-// kneeAndBest: the knee and the best segment.
+// kneeAndBest: the knee and the best segment as the run marked them
+// (engine/marks: the same marks as the table, the screen and the text
+// report), and the capacity advice from the qualified segment the knee was
+// judged against, never from a segment the rules could not judge.
 func (l *limitFindings) kneeAndBest() {
-	segs := l.run.Summary.Segments
-	for i, g := range segs {
+	s := &l.run.Summary
+	segs := s.Segments
+	for _, g := range segs {
 		if !g.Knee {
 			continue
 		}
-		t := fmt.Sprintf("p99 started growing faster than throughput at segment %d (%s): p99 %s at %s ops/s", g.Index, config(g), fmtUS(g.P99US), fmtRate(g.OpsPerSec))
-		if prev := previousLong(segs, i); prev != nil {
-			t += fmt.Sprintf(", against p99 %s at %s ops/s in segment %d (%s)", fmtUS(prev.P99US), fmtRate(prev.OpsPerSec), prev.Index, config(*prev))
-			l.advise(fmt.Sprintf("Plan capacity below the knee: about %s ops/s (%s) held p99 at %s on this setup.", fmtRate(prev.OpsPerSec), config(*prev), fmtUS(prev.P99US)))
+		t := fmt.Sprintf("p99 started growing faster than throughput at segment %d (%s): p99 %s at %s ops/s", g.Index, config(g), fmtUSp(g.P99US), fmtRate(g.OpsPerSec))
+		if from := segmentByIndex(segs, g.KneeFrom); from != nil {
+			t += fmt.Sprintf(", against p99 %s at %s ops/s in segment %d (%s)", fmtUSp(from.P99US), fmtRate(from.OpsPerSec), from.Index, config(*from))
+			l.advise(fmt.Sprintf("Plan capacity below the knee: about %s ops/s (%s) held p99 at %s on this setup.", fmtRate(from.OpsPerSec), config(*from), fmtUSp(from.P99US)))
 		}
 		l.find("knee", t+".")
 	}
 	for _, g := range segs {
-		if g.Best && len(segs) > 1 {
-			l.find("best", fmt.Sprintf("The best throughput was %s ops/s in segment %d (%s), p99 %s.", fmtRate(g.OpsPerSec), g.Index, config(g), fmtUS(g.P99US)))
+		if g.Best {
+			l.find("best", fmt.Sprintf("The best throughput was %s ops/s in segment %d (%s), p99 %s.", fmtRate(g.OpsPerSec), g.Index, config(g), fmtUSp(g.P99US)))
 		}
 	}
+	if s.SegmentsNote != "" {
+		l.find("best", upperFirst(s.SegmentsNote)+".")
+	}
+}
+
+// segmentByIndex is the segment of that Index, nil for none.
+func segmentByIndex(segs []report.SegmentSummary, index int) *report.SegmentSummary {
+	for i := range segs {
+		if segs[i].Index == index && index > 0 {
+			return &segs[i]
+		}
+	}
+	return nil
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // stream: what more partitions did, and the loss check.
@@ -212,6 +236,9 @@ func (l *limitFindings) stream() {
 		case ratio <= 1.1 && !nicFull:
 			l.advise("More partitions did not raise throughput: the limit is elsewhere (client CPU, the server, the producers).")
 		}
+	}
+	if st.BestNote != "" {
+		l.find("best", "Stream table: "+st.BestNote+".")
 	}
 	if st.Lost > 0 || st.Duplicated > 0 || st.OutOfOrder > 0 || st.Unknown > 0 || !st.Drained {
 		l.find("check", fmt.Sprintf("The stream's check failed: %s lost, %s duplicated, %s out of order, drained %v.", units.Count(st.Lost), units.Count(st.Duplicated), units.Count(st.OutOfOrder), st.Drained))
@@ -270,16 +297,6 @@ func hasAny(fs []Finding, sigs ...string) bool {
 		}
 	}
 	return false
-}
-
-// previousLong is the last segment before i long enough to compare with.
-func previousLong(segs []report.SegmentSummary, i int) *report.SegmentSummary {
-	for j := i - 1; j >= 0; j-- {
-		if segs[j].DurationS >= minSweepSegmentS {
-			return &segs[j]
-		}
-	}
-	return nil
 }
 
 // intendedGrowth is the intended p99 (all operations) of the first and the

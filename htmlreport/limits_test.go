@@ -20,8 +20,14 @@ func signals(fs []Finding) map[string]string {
 
 func TestLimitsFromMeasuredSignals(t *testing.T) {
 	seg := func(i, threads int, target, ops, p99, cpu float64, knee bool) report.SegmentSummary {
-		return report.SegmentSummary{Index: i, StartS: float64(i-1) * 10, DurationS: 10, Threads: threads, Partitions: 1, Target: target, OpsPerSec: ops, P99US: p99, CPU: &cpu, Knee: knee}
+		g := report.SegmentSummary{Index: i, StartS: float64(i-1) * 10, DurationS: 10, Threads: threads, Partitions: 1, Target: target, OpsPerSec: ops, P99US: &p99, CPU: &cpu, Knee: knee}
+		if knee {
+			g.KneeFrom = i - 1
+		}
+		return g
 	}
+	outage := report.SegmentSummary{Index: 2, StartS: 10, DurationS: 10, Threads: 8, Partitions: 1, OpsPerSec: 0, FailedPerSec: 31574,
+		ErrorRate: 1, State: "errors", Note: "100 % of its operations failed"}
 	meta := &engine.RunMeta{Host: host.Machine{OS: "linux", Cores: 4, NICs: []host.Link{{Name: "eth0", SpeedMbps: 1000}}}}
 	rows := func(cpu, rxMBps float64) []Row {
 		var out []Row
@@ -63,9 +69,20 @@ func TestLimitsFromMeasuredSignals(t *testing.T) {
 			want: map[string]string{"target": "reached 15,000 of its 20,000 ops/s target (75 %)", "knee": "against p99 800µs at 9,990 ops/s in segment 1"},
 			not:  []string{"none"}, wantAdvice: "Plan capacity below the knee: about 9,990 ops/s",
 		},
+		{
+			name: "an outage is no knee and no source of advice",
+			run: Run{Summary: report.Summary{Run: meta, Segments: []report.SegmentSummary{
+				seg(1, 8, 0, 9990, 800, 30, false), outage, seg(3, 8, 0, 9000, 900, 30, false)},
+				SegmentsNote: "best and knee undecided: they need two segments of at least 3 steady intervals"}, Rows: rows(30, 1)},
+			want: map[string]string{"best": "Best and knee undecided"},
+			not:  []string{"knee"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs, advice := limits(&tc.run)
+			if strings.Contains(strings.Join(advice, "\n"), "31,574") {
+				t.Errorf("advice from an outage: %q", advice)
+			}
 			got := signals(fs)
 			for sig, fig := range tc.want {
 				if !strings.Contains(got[sig], fig) {
@@ -90,7 +107,10 @@ func TestCompareShowsTheDifferences(t *testing.T) {
 	run.Summary.Throughput *= 1.10
 	for i := range run.Summary.Segments {
 		run.Summary.Segments[i].OpsPerSec *= 1.25
-		run.Summary.Segments[i].P99US *= 0.5
+		if p := run.Summary.Segments[i].P99US; p != nil {
+			half := *p * 0.5
+			run.Summary.Segments[i].P99US = &half
+		}
 	}
 	r := Compare(base, run, "/x/before.json", "/x/after.json")
 	if !r.Compare || len(r.RunNames) != 2 || r.RunNames[0] != "baseline: before.json" {

@@ -288,7 +288,13 @@ func orDash(s string) string {
 // headline is the row of big figures.
 func headline(run *Run) []Figure {
 	s := &run.Summary
-	out := []Figure{{Label: "throughput", Value: fmtRate(s.Throughput) + " ops/s", Note: "over the " + lastPhase(s) + " phase"}}
+	out := []Figure{{Label: "throughput", Value: fmtRate(s.Throughput) + " ops/s", Note: "successful operations over the " + lastPhase(s) + " phase"}}
+	if u := s.ThroughputUnit; u != "" {
+		out[0].Value, out[0].Note = fmtRate(s.Throughput)+" "+u, "the workload's one rate over the "+lastPhase(s)+" phase"
+	}
+	if s.FailedRate > 0 {
+		out = append(out, Figure{Label: "failed", Value: fmtRate(s.FailedRate) + " ops/s", Note: "failed operations, not in throughput"})
+	}
 	var ops, errs int64
 	for _, o := range s.Operations {
 		ops += o.Count
@@ -306,7 +312,7 @@ func headline(run *Run) []Figure {
 		if o.Intended != nil {
 			st, label = *o.Intended, "p99 "+o.Name+" (intended)"
 		}
-		out = append(out, Figure{Label: label, Value: fmtUS(st.P99US)})
+		out = append(out, Figure{Label: label, Value: fmtUSp(st.P99US)})
 	}
 	if st := run.Stream; st != nil {
 		out = append(out, Figure{Label: "rows/s consumed", Value: fmtRate(st.StableRowsPerSec), Note: "stable (median)"},
@@ -332,6 +338,32 @@ func fmtRate(v float64) string { return units.Count(int64(math.Round(v))) }
 
 func fmtUS(us float64) string {
 	return report.FormatDuration(time.Duration(math.Round(us * 1e3)))
+}
+
+// fmtUSp renders a latency of the JSON summary: "–" when there is none
+// (nothing succeeded), never 0.
+func fmtUSp(us *float64) string {
+	if us == nil {
+		return report.NoLatency
+	}
+	return fmtUS(*us)
+}
+
+// usCell is a latency cell: "–" with no value when there is none.
+func usCell(us *float64, key string) Cell {
+	if us == nil {
+		return Cell{Text: report.NoLatency, Key: key, Num: true}
+	}
+	return numCell(fmtUS(*us), key, *us)
+}
+
+// usOrNaN is a latency for arithmetic: NaN when there is none, so that a
+// change against it is no number ("—") rather than a change against 0.
+func usOrNaN(us *float64) float64 {
+	if us == nil {
+		return math.NaN()
+	}
+	return *us
 }
 
 func fmtSeconds(s float64) string {

@@ -175,11 +175,14 @@ func rowOf(s *engine.Snapshot) Row {
 		ElapsedS: csv3(s.Elapsed.Seconds()), IntervalS: csv3(s.Interval.Seconds()), Phase: string(s.Phase),
 		Threads: s.Threads, Partitions: s.Partitions, Target: csv3(s.Target),
 		Ops: int64(float64(tot.Count)), OpsPerSec: csv3(tot.Rate), Errors: int64(float64(tot.Errors)),
-		P50US: us(tot.P50), P95US: us(tot.P95), P99US: us(tot.P99),
+		P50US: us(tot.P50), P95US: us(tot.P95), P99US: us(tot.P99), HasLatency: tot.HasLatency(),
 		ProcCPU: csv3(s.Host.ProcCPU), RSS: float64(s.Host.ProcRSS), RxBps: csv3(rx), TxBps: csv3(tx),
 	}
 	if s.Host.Cores != 0 { // an empty column otherwise: not measured
 		row.CPU = csv3(s.Host.CPUTotal)
+	}
+	if !row.HasLatency { // empty columns: nothing succeeded
+		row.P50US, row.P95US, row.P99US = 0, 0, 0
 	}
 	return row
 }

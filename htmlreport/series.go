@@ -36,7 +36,7 @@ func throughputChart(run *Run, notes *[]string) *Chart {
 	c := &Chart{ID: "throughput", Title: "Throughput over time", XLabel: "time since start (s)", XTime: true, YLabel: "operations/s", Marks: eventMarks(&run.Summary)}
 	switch {
 	case len(run.Rows) > 0:
-		c.Caption = "Operations per second in each interval (CSV time series); vertical lines are the changes and marks."
+		c.Caption = "Successful operations per second in each interval (CSV time series), failed ones apart; vertical lines are the changes and marks."
 		skip, tails := rowTails(run.Rows)
 		c.Caption += tailNote(tails)
 		var load, main, errs []XY
@@ -58,10 +58,10 @@ func throughputChart(run *Run, notes *[]string) *Chart {
 		}
 		c.Series = appendSeries(c.Series, Series{Name: "load phase", Color: colGrey, Points: load}, Series{Name: "ops/s", Color: colBlue, Points: main})
 		if anyErr {
-			c.Series = append(c.Series, Series{Name: "errors/s", Color: colVermillion, Points: errs})
+			c.Series = append(c.Series, Series{Name: "failed/s", Color: colVermillion, Points: errs})
 		}
 	case len(run.Intervals) > 0:
-		c.Caption = "Operations per second in each interval, counted from the HDR log's histograms; vertical lines are the changes and marks."
+		c.Caption = "Successful operations per second in each interval, failed ones apart, counted from the HDR log's histograms; vertical lines are the changes and marks."
 		skip, tails := hdrTails(run.Intervals)
 		c.Caption += tailNote(tails)
 		var load, main, errs []XY
@@ -84,7 +84,7 @@ func throughputChart(run *Run, notes *[]string) *Chart {
 			c.Series = append(c.Series, Series{Name: "failed/s", Color: colVermillion, Points: errs})
 		}
 	case len(run.Summary.Segments) > 0:
-		c.Caption = "Operations per second of each segment (the JSON summary holds no per-interval figures: give --timeseries or --hdr-log for them)."
+		c.Caption = "Successful operations per second of each segment (the JSON summary holds no per-interval figures: give --timeseries or --hdr-log for them)."
 		c.Series = []Series{{Name: "ops/s per segment", Color: colBlue, Points: segmentSteps(run.Summary.Segments, func(g report.SegmentSummary) float64 { return g.OpsPerSec })}}
 		*notes = append(*notes, "Throughput over time is drawn per segment: no CSV time series or HDR log was given.")
 	default:
@@ -93,8 +93,8 @@ func throughputChart(run *Run, notes *[]string) *Chart {
 	return c
 }
 
-// intervalRate is the ops/s (and failed ops/s) of one interval of the HDR
-// log, timed in seconds from the run's start.
+// intervalRate is the successful ops/s (and failed ops/s) of one
+// interval of the HDR log, timed in seconds from the run's start.
 type intervalRate struct {
 	load           bool
 	startS, endS   float64
@@ -132,7 +132,7 @@ func intervalRates(run *Run) []intervalRate {
 			continue
 		}
 		out = append(out, intervalRate{load: k.load, startS: float64(k.start) / 1e3, endS: float64(k.end) / 1e3,
-			rate: float64(counts[k]) / d, failRate: float64(fails[k]) / d})
+			rate: float64(counts[k]-fails[k]) / d, failRate: float64(fails[k]) / d})
 	}
 	return out
 }
@@ -232,7 +232,7 @@ func latencyCharts(run *Run, notes *[]string) []*Chart {
 		for i, q := range qs {
 			s := Series{Name: q.name, Color: q.color}
 			for j, r := range run.Rows {
-				if r.Phase != "load" && r.Ops > 0 && !skip[j] {
+				if r.Phase != "load" && r.Ops > 0 && r.HasLatency && !skip[j] {
 					s.Points = append(s.Points, XY{r.ElapsedS, get[i](r)})
 				}
 			}
@@ -299,7 +299,10 @@ func spectrumCharts(run *Run, notes *[]string) []*Chart {
 		c := &Chart{ID: "spectrum-" + o.Name, Title: o.Name + " latency by percentile", XLabel: "percentile", XQuantile: true, Points: true,
 			Caption: "The JSON summary's percentiles only (give --hdr-log for the full distribution)."}
 		pts := func(st report.OpStats) []XY {
-			return []XY{{1 / (1 - 0.50), st.P50US}, {1 / (1 - 0.95), st.P95US}, {1 / (1 - 0.99), st.P99US}, {1 / (1 - 0.999), st.P999US}}
+			if st.P99US == nil {
+				return nil // nothing succeeded: no latency to plot
+			}
+			return []XY{{1 / (1 - 0.50), report.Micros(st.P50US)}, {1 / (1 - 0.95), report.Micros(st.P95US)}, {1 / (1 - 0.99), report.Micros(st.P99US)}, {1 / (1 - 0.999), report.Micros(st.P999US)}}
 		}
 		c.Series = append(c.Series, Series{Name: "service time", Color: colBlue, Points: pts(o.OpStats)})
 		if o.Intended != nil {

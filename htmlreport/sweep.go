@@ -91,7 +91,9 @@ func sweepCharts(s *report.Summary) []*Chart {
 	for i, g := range sw.Segs {
 		x := sw.Values[i]
 		ops.Points = append(ops.Points, XY{x, g.OpsPerSec})
-		lat.Points = append(lat.Points, XY{x, g.P99US})
+		if g.P99US != nil {
+			lat.Points = append(lat.Points, XY{x, *g.P99US})
+		}
 		for k, e := range extras {
 			e.Points = append(e.Points, XY{x, g.Extra[k]})
 		}
@@ -148,6 +150,8 @@ func streamSection(r *Report, run *Run) {
 		mark, class := "", ""
 		if sc.Best {
 			mark, class = "★ best", "best"
+		} else if sc.State != "" && sc.State != "qualified" {
+			mark = "(" + sc.State + ")" // not judged, and why: the table says so
 		}
 		t.Rows = append(t.Rows, TRow{Class: class, Cells: []Cell{
 			numCell(strconv.Itoa(sc.Partitions), "partitions", float64(sc.Partitions)),

@@ -18,12 +18,12 @@ func operationsTable(s *report.Summary) *Table {
 			textCell(name), textCell(kind),
 			numCell(units.Count(o.Count), "count", float64(o.Count)),
 			numCell(units.Count(o.Errors), "errors", float64(o.Errors)),
-			numCell(fmtUS(o.MeanUS), "mean_us", o.MeanUS),
-			numCell(fmtUS(o.P50US), "p50_us", o.P50US),
-			numCell(fmtUS(o.P95US), "p95_us", o.P95US),
-			numCell(fmtUS(o.P99US), "p99_us", o.P99US),
-			numCell(fmtUS(o.P999US), "p999_us", o.P999US),
-			numCell(fmtUS(o.MaxUS), "max_us", o.MaxUS),
+			usCell(o.MeanUS, "mean_us"),
+			usCell(o.P50US, "p50_us"),
+			usCell(o.P95US, "p95_us"),
+			usCell(o.P99US, "p99_us"),
+			usCell(o.P999US, "p999_us"),
+			usCell(o.MaxUS, "max_us"),
 		}})
 	}
 	for _, o := range s.Operations {
@@ -63,8 +63,12 @@ func segmentsTable(s *report.Summary) *Table {
 		return nil
 	}
 	extras := extraKeys(s.Segments)
+	rate := "ops/s"
+	if s.ThroughputUnit != "" {
+		rate = s.ThroughputUnit
+	}
 	t := &Table{ID: "segments", Caption: "One row per configuration held (latency from the intended start when a target was set)",
-		Columns: []string{"#", "from", "duration", "started by", "threads", "partitions", "target", "ops/s"}}
+		Columns: []string{"#", "from", "duration", "started by", "threads", "partitions", "target", rate}}
 	for _, k := range extras {
 		t.Columns = append(t.Columns, extraLabel(k))
 	}
@@ -114,11 +118,13 @@ func segmentRow(g report.SegmentSummary, extras []string, name string) TRow {
 		mark, class = "★ best", "best"
 	case g.Knee:
 		mark, class = "← knee", "knee"
+	case g.State != "" && g.State != "qualified":
+		mark = "(" + g.State + ")" // not judged by the rules: said, not skipped
 	}
 	cells = append(cells,
-		numCell(fmtUS(g.P50US), "p50_us", g.P50US),
-		numCell(fmtUS(g.P95US), "p95_us", g.P95US),
-		numCell(fmtUS(g.P99US), "p99_us", g.P99US),
+		usCell(g.P50US, "p50_us"),
+		usCell(g.P95US, "p95_us"),
+		usCell(g.P99US, "p99_us"),
 		numCell(units.Count(g.Errors), "errors", float64(g.Errors)),
 		cpuCell(g.CPU),
 		textCell(mark))

@@ -103,14 +103,14 @@ func TestShortLastIntervalLeftOut(t *testing.T) {
 	hdrRun := &Run{}
 	for i := 1; i <= 10; i++ {
 		csvRun.Rows = append(csvRun.Rows, Row{ElapsedS: float64(i), IntervalS: 1, Phase: "run", Ops: 400000, OpsPerSec: 400000,
-			P50US: 1, P95US: 1.5, P99US: 2})
+			P50US: 1, P95US: 1.5, P99US: 2, HasLatency: true})
 		h := hdr.New(1, 3600e9, 3)
 		for j := 0; j < 1000; j++ {
 			h.RecordValue(int64(1000 + j)) // 1-2 µs, in ns
 		}
 		hdrRun.Intervals = append(hdrRun.Intervals, Interval{Op: "READ", StartS: float64(i - 1), EndS: float64(i), H: h})
 	}
-	csvRun.Rows = append(csvRun.Rows, Row{ElapsedS: 10.005, IntervalS: 0.005, Phase: "run", Ops: 6, OpsPerSec: 1200, P50US: 2, P95US: 17000, P99US: 17000})
+	csvRun.Rows = append(csvRun.Rows, Row{ElapsedS: 10.005, IntervalS: 0.005, Phase: "run", Ops: 6, OpsPerSec: 1200, P50US: 2, P95US: 17000, P99US: 17000, HasLatency: true})
 	h := hdr.New(1, 3600e9, 3)
 	for _, v := range []int64{1500, 1600, 1700, 1800, 1900, 17e6} {
 		h.RecordValue(v)

@@ -9,6 +9,7 @@ package liblog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -28,6 +29,10 @@ type Sink struct {
 	f       *os.File // the --log file, nil without one
 	lines   int
 	secrets []string // replaced by **** in every line (Mask)
+	// lost counts the lines the file did not take (a full disk), err
+	// is the first error.
+	lost int
+	err  error
 }
 
 // Mask makes the sink replace each of secrets by **** in what it writes:
@@ -61,7 +66,8 @@ func Open(path string) (*Sink, error) {
 func (s *Sink) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.lines += strings.Count(string(p), "\n")
+	n := strings.Count(string(p), "\n")
+	s.lines += n
 	out := p
 	if len(s.secrets) > 0 {
 		t := string(p)
@@ -72,9 +78,36 @@ func (s *Sink) Write(p []byte) (int, error) {
 	}
 	_, err := s.w.Write(out)
 	if err != nil {
+		s.lost += max(n, 1)
+		if s.err == nil {
+			s.err = err
+		}
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// Err says, once the run is over, that the log file lost lines: how
+// many, and the first error; nil when it took them all.
+func (s *Sink) Err() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		return nil
+	}
+	return fmt.Errorf("--log %s: %d lines of library logging could not be written: %w", s.f.Name(), s.lost, unwrapPath(s.err))
+}
+
+// unwrapPath is a path error's cause alone: the message names the path.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Lines is how many lines the sink took through Write.

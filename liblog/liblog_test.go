@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,5 +47,33 @@ func TestRoutesLibraryLogging(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("log file lacks %q:\n%s", want, b)
 		}
+	}
+}
+
+// failing is a file that cannot take any more (a full disk).
+type failing struct{}
+
+func (failing) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "lib.log", Err: syscall.ENOSPC}
+}
+
+// Lines the log file could not take are counted and told once the run
+// is over, never lost silently.
+func TestLostLinesAreTold(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lib.log")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Err(); err != nil {
+		t.Fatalf("before any write: %v", err)
+	}
+	s.w = failing{}
+	log.Printf("one")
+	s.Write([]byte("two\nthree\n"))
+	err = s.Err()
+	if err == nil || err.Error() != "--log "+path+": 3 lines of library logging could not be written: no space left on device" {
+		t.Errorf("Err() = %v", err)
 	}
 }

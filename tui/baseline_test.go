@@ -15,10 +15,11 @@ import (
 // configurations: 2 threads at 200K ops/s for 10 s, then 4 threads at
 // 400K, p99 40 µs and 50 µs.
 func fakeBaseline() *common.Baseline {
+	us := func(v float64) *float64 { return &v }
 	b := &common.Baseline{Name: "base.json", PerInterval: true, OpsPerSec: 300_000,
 		Summary: &report.Summary{Throughput: 300_000, Segments: []report.SegmentSummary{
-			{Index: 1, StartS: 0, DurationS: 10, Threads: 2, Partitions: 1, OpsPerSec: 200_000, P99US: 40},
-			{Index: 2, StartS: 10, DurationS: 10, Threads: 4, Partitions: 1, OpsPerSec: 400_000, P99US: 50},
+			{Index: 1, StartS: 0, DurationS: 10, Threads: 2, Partitions: 1, OpsPerSec: 200_000, P99US: us(40)},
+			{Index: 2, StartS: 10, DurationS: 10, Threads: 4, Partitions: 1, OpsPerSec: 400_000, P99US: us(50)},
 		}}}
 	for s := 0; s < 20; s++ {
 		rate := 200_000.0

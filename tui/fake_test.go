@@ -122,7 +122,7 @@ func fakeRun(n int, target float64) []*engine.Snapshot {
 		p50 := time.Duration(float64(cur.threads) / capacity * 0.8e9)
 		stats := func(r float64, count int64, f float64, errs int64) engine.Stats {
 			s := engine.Stats{
-				Count: count, Rate: r, Errors: errs,
+				Count: count, OK: count - errs, Rate: r, Errors: errs,
 				Mean: time.Duration(float64(p50) * 1.1 * f),
 				Min:  time.Duration(float64(p50) * 0.2 * f),
 				P50:  time.Duration(float64(p50) * f),
@@ -189,7 +189,7 @@ func fakeRun(n int, target float64) []*engine.Snapshot {
 				Index: si + 1, Start: time.Duration(s.at) * time.Second, End: time.Duration(end) * time.Second,
 				Threads: s.threads, Partitions: s.partitions, Target: target,
 				Label: s.event.String(), Ops: int64(cap) * int64(end-s.at), OpsPerSec: math.Min(cap, nonZero(target, cap)),
-				P50: sp50, P95: sp50 * 27 / 10, P99: sp50 * 5, ServiceP99: sp50 * 5, Intervals: max(0, end-s.at-1), CPU: math.Min(99, 20+10*float64(s.threads)*(0.5+0.5*float64(s.partitions)/8)),
+				HasLatency: true, P50: sp50, P95: sp50 * 27 / 10, P99: sp50 * 5, ServiceP99: sp50 * 5, Intervals: max(0, end-s.at-1), CPU: math.Min(99, 20+10*float64(s.threads)*(0.5+0.5*float64(s.partitions)/8)),
 				Open: si+1 == len(steps) || steps[si+1].at >= i,
 			})
 		}

@@ -47,6 +47,10 @@ func (m *Model) helpLines(w int) []string {
 			if m.opts.Remote {
 				bindings[len(bindings)-1].SetHelp("q", "leave")
 			}
+			if m.opts.Attached {
+				// First: detaching is what an attached terminal does last.
+				bindings = append([]key.Binding{km.Detach}, bindings...)
+			}
 			if lines = m.keyLines(bindings, w); len(lines) <= 2 {
 				break
 			}
@@ -104,7 +108,11 @@ func (m *Model) fullHelp(w, h int) string {
 	hm.FullSeparator = "    "
 	var lines []string
 	lines = append(lines, "")
-	for _, l := range strings.Split(hm.FullHelpView(m.keys.FullHelp()), "\n") {
+	full := m.keys.FullHelp()
+	if m.opts.Attached {
+		full[len(full)-1] = append(full[len(full)-1], m.keys.Detach)
+	}
+	for _, l := range strings.Split(hm.FullHelpView(full), "\n") {
 		lines = append(lines, " "+l)
 	}
 	notes := []string{

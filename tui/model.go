@@ -59,6 +59,7 @@ type Model struct {
 	closed   bool // the snapshot channel is closed: the run is over
 	stopping bool // q was pressed
 	quitting bool
+	detached bool // d left an attached terminal
 
 	frame string // the whole screen, rebuilt when something changes
 }

@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+	"golang.org/x/term"
 
 	"benchtop/engine"
 	"benchtop/themes"
@@ -56,6 +60,13 @@ type Options struct {
 	// Remote is an SSH session: q leaves the session and never stops the
 	// run. ReadOnly allows only the view, theme, window and help keys.
 	Remote, ReadOnly bool
+	// Attached is a terminal attached to the run (benchtop attach): every
+	// key works as on the run's own screen, and d detaches (the run goes
+	// on).
+	Attached bool
+	// Hangup, closed when the terminal is lost (SIGHUP), makes Run let go
+	// of the terminal without stopping the run: Run returns ErrHangup.
+	Hangup <-chan struct{}
 	// Renderer builds the styles (colour profile, background); nil is the
 	// process's standard output. Each SSH session has its own.
 	Renderer *lipgloss.Renderer
@@ -84,11 +95,18 @@ func ThemeNames() []string { return themes.Names() }
 // channel after stopping it.
 const drainFor = 5 * time.Second
 
+// ErrHangup is Run's error when the terminal was lost (opts.Hangup, or
+// the terminal failing with EIO): the screen is gone and the run goes on;
+// the caller keeps reading nothing from Snapshots.
+var ErrHangup = errors.New("tui: the terminal was lost")
+
 // Run shows the TUI on the terminal in the alternate screen until the user
 // quits (q, ctrl+c) or ctx is cancelled; both stop the run through
 // Control.Stop. Run consumes Snapshots until the channel is closed (or a few
 // seconds pass) and returns after the terminal is restored. A cancelled ctx
-// is not an error: Run returns nil once the run is stopped.
+// is not an error: Run returns nil once the run is stopped. When the
+// terminal is lost (opts.Hangup), Run stops drawing at once and returns
+// ErrHangup without stopping the run.
 func Run(ctx context.Context, opts Options) error {
 	if opts.Snapshots == nil {
 		return errors.New("tui: no snapshot channel")
@@ -110,12 +128,37 @@ func Run(ctx context.Context, opts Options) error {
 	upgradeScreenProfile()
 
 	m := newModel(opts, theme)
-	p := tea.NewProgram(m,
-		tea.WithAltScreen(),
-		tea.WithFPS(SessionFPS),
-		tea.WithContext(ctx),
-	)
+	progOpts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(SessionFPS), tea.WithContext(ctx)}
+	var p *tea.Program
+	var hungUp atomic.Bool
+	lost := func() {
+		if hungUp.CompareAndSwap(false, true) {
+			go p.Kill() // no final frame: nobody is there to see it
+		}
+	}
+	if opts.Hangup != nil {
+		// A terminal gone without a SIGHUP (the signal went to another
+		// process of the session) is seen on its input.
+		if in, ok := terminalInput(lost); ok {
+			progOpts = append(progOpts, tea.WithInput(in))
+		}
+	}
+	p = tea.NewProgram(m, progOpts...)
+	if opts.Hangup != nil {
+		ended := make(chan struct{})
+		defer close(ended)
+		go func() {
+			select {
+			case <-opts.Hangup:
+				lost()
+			case <-ended:
+			}
+		}()
+	}
 	final, err := p.Run()
+	if hungUp.Load() || (opts.Hangup != nil && errors.Is(err, syscall.EIO)) {
+		return ErrHangup
+	}
 	fm, _ := final.(*Model)
 	closed := fm != nil && fm.closed
 
@@ -142,19 +185,57 @@ func Run(ctx context.Context, opts Options) error {
 	return err
 }
 
+// ttyInput is the terminal as the program's input: a read that finds it
+// gone (end of file or EIO: in raw mode a terminal ends only when it is
+// hung up) calls lost.
+type ttyInput struct {
+	*os.File
+	lost func()
+}
+
+func (t ttyInput) Read(b []byte) (int, error) {
+	n, err := t.File.Read(b)
+	if n == 0 && (errors.Is(err, io.EOF) || errors.Is(err, syscall.EIO)) {
+		t.lost()
+	}
+	return n, err
+}
+
+// terminalInput is standard input as a ttyInput, when it is a terminal.
+func terminalInput(lost func()) (ttyInput, bool) {
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return ttyInput{}, false
+	}
+	return ttyInput{File: os.Stdin, lost: lost}, true
+}
+
 // upgradeScreenProfile gives TERM=screen (GNU screen, and tmux's default)
 // its 16 colours: termenv reads the name as colourless. NO_COLOR still wins.
 func upgradeScreenProfile() {
-	term := os.Getenv("TERM")
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("CLICOLOR") == "0" {
-		return
-	}
-	if lipgloss.ColorProfile() != termenv.Ascii {
-		return
-	}
-	if term == "screen" || term == "tmux" || strings.HasPrefix(term, "screen.") || strings.HasPrefix(term, "tmux.") {
+	if lipgloss.ColorProfile() == termenv.Ascii && screenColours() {
 		lipgloss.SetColorProfile(termenv.ANSI)
 	}
+}
+
+// screenColours: TERM is GNU screen's or tmux's, and colours are not
+// turned off.
+func screenColours() bool {
+	term := os.Getenv("TERM")
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("CLICOLOR") == "0" {
+		return false
+	}
+	return term == "screen" || term == "tmux" || strings.HasPrefix(term, "screen.") || strings.HasPrefix(term, "tmux.")
+}
+
+// TerminalProfile is the colour profile the screen draws with on the
+// terminal f, as Run chooses it (for a screen drawn elsewhere, such as an
+// attached terminal's).
+func TerminalProfile(f *os.File) termenv.Profile {
+	p := termenv.NewOutput(f).EnvColorProfile()
+	if p == termenv.Ascii && screenColours() {
+		p = termenv.ANSI
+	}
+	return p
 }
 
 // drain reads snapshots until the channel is closed or d passes, so that

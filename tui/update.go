@@ -150,6 +150,10 @@ func (m *Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.prompt.IsOpen() {
 		return m.promptKey(msg)
 	}
+	if m.opts.Attached && key.Matches(msg, m.keys.Detach) {
+		m.detached = true
+		return m.quit()
+	}
 	if m.opts.ReadOnly && !matchesAny(msg, m.keys.ViewOnly()) {
 		if msg.Type == tea.KeyEsc && m.showHelp {
 			m.showHelp = false
@@ -239,8 +243,16 @@ func (m *Model) apply(c prompt.Command) tea.Cmd {
 	return nil
 }
 
+// Detached tells whether a session's model ended by its detach key (d):
+// the terminal left, the run goes on.
+func Detached(m tea.Model) bool {
+	fm, ok := m.(*Model)
+	return ok && fm.detached
+}
+
 // quitKey: an SSH viewer leaves (the run goes on); the first q of the
-// local screen stops the run, a second one (or one after the end) quits.
+// local screen (or of an attached terminal) stops the run, a second one
+// (or one after the end) quits.
 func (m *Model) quitKey() (tea.Model, tea.Cmd) {
 	if m.opts.Remote || m.closed || m.stopping {
 		return m.quit()

@@ -116,9 +116,18 @@ make_admin() {
 	local pass
 	pass="bt$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 	(umask 077 && echo "$pass" >"$AUTH_FILE")
-	curl -sf -m 10 -XPOST "http://$HOST:$PORT/query" \
-		--data-urlencode "q=CREATE USER $AUTH_USER WITH PASSWORD '$pass' WITH ALL PRIVILEGES" >/dev/null ||
-		die "could not create the admin user"
+	# The meta store may answer /ping before it takes a user: try for 15 s,
+	# and say what the server answered when it never does.
+	local i out=""
+	for ((i = 0; i < 30; i++)); do
+		if out=$(curl -sS -m 10 -XPOST "http://$HOST:$PORT/query" \
+			--data-urlencode "q=CREATE USER $AUTH_USER WITH PASSWORD '$pass' WITH ALL PRIVILEGES" 2>&1) &&
+			[[ $out != *'"error"'* ]]; then
+			return 0
+		fi
+		sleep 0.5
+	done
+	die "could not create the admin user on $HOST:$PORT: ${out:-no answer}"
 }
 
 start() {
@@ -132,6 +141,9 @@ start() {
 		port_open "$p" && die "$HOST:$p is already in use by another process; set BENCHTOP_INFLUX_PORT / BENCHTOP_INFLUX_RPC"
 	done
 	srv_apt_install influxdb influxd
+	# Not running: whatever a killed earlier run left in this port's state
+	# folder (a meta store with its admin user) is stale.
+	rm -rf -- "$RUN_DIR/meta" "$RUN_DIR/data" "$RUN_DIR/wal"
 	write_config
 	srv_launch "$PID_FILE" "$LOG_FILE" influxd -config "$CONF"
 	srv_wait_up "$SRV_PID" "$LOG_FILE" 30 "InfluxDB on $HOST:$PORT" ping

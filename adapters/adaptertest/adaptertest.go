@@ -7,7 +7,8 @@
 //	}
 //
 // Run checks the contract of package adapters: round trips of binary
-// values, field subsets, updates, not-found errors, deletes, ordered scans,
+// values, field subsets, updates, not-found errors (a record holding none
+// of the columns read is not found too), deletes, ordered scans,
 // concurrent writers, data integrity, the buffer-ownership rule, and the
 // BatchInserter and Repartitioner extensions when the adapter has them.
 // Each check is a subtest that can fail on its own.
@@ -43,7 +44,8 @@ type Options struct {
 	// that a read of all fields returns every one of them: the suite then
 	// writes every record with all four, and the round trip of every byte
 	// value, of a value of kilobytes and of an empty value goes through
-	// those columns instead of names of its own.
+	// those columns instead of names of its own; the MissingColumns check
+	// (a record holding none of the columns read) does not apply.
 	FixedColumns bool
 }
 
@@ -73,6 +75,7 @@ func Run(t *testing.T, db adapters.DB, opts Options) {
 	t.Run("ReadFieldSubset", s.testReadFieldSubset)
 	t.Run("Update", s.testUpdate)
 	t.Run("NotFound", s.testNotFound)
+	t.Run("MissingColumns", s.testMissingColumns)
 	t.Run("Delete", s.testDelete)
 	t.Run("Scan", s.testScan)
 	t.Run("ConcurrentWriters", s.testConcurrentWriters)

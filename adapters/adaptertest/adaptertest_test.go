@@ -70,7 +70,12 @@ func (db *refDB) Read(_ context.Context, _, key string, fields []string, dst []a
 	if !ok {
 		return dst, db.notFound("read", key)
 	}
-	return appendRec(dst, rec, fields), nil
+	n := len(dst)
+	dst = appendRec(dst, rec, fields)
+	if len(fields) > 0 && len(dst) == n && db.bug != "emptyisfound" {
+		return dst, db.notFound("read", key) // none of the fields asked for
+	}
+	return dst, nil
 }
 
 func (db *refDB) Scan(_ context.Context, _, start string, count int, fields []string, dst []adapters.Record) ([]adapters.Record, error) {
@@ -240,6 +245,7 @@ func TestCatchesBugs(t *testing.T) {
 	for _, tc := range []struct{ bug, subtest string }{
 		{"keepbuffers", "Ownership"},
 		{"plainnotfound", "NotFound"},
+		{"emptyisfound", "MissingColumns"},
 		{"unsortedscan", "Scan"},
 		{"updatereplaces", "Update"},
 		{"losesonrepartition", "Repartition"},

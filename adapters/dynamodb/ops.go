@@ -130,10 +130,16 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst 
 	if err != nil {
 		return dst, db.fail(fmt.Errorf("dynamodb: read %q: %w", key, classify(err)))
 	}
-	if len(out.Item) == 0 {
+	n := len(dst)
+	if len(out.Item) > 0 {
+		dst = db.appendFields(dst, out.Item)
+	}
+	if len(out.Item) == 0 || (len(fields) > 0 && len(dst) == n) {
+		// No item, or one holding none of the fields asked for (the key
+		// attributes are no fields): not found, the adapters' contract.
 		return dst, db.fail(fmt.Errorf("dynamodb: read %q: %w", key, adapters.ErrNotFound))
 	}
-	return db.appendFields(dst, out.Item), nil
+	return dst, nil
 }
 
 // Update implements adapters.DB with one UpdateItem "SET" of all the given

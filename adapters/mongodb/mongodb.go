@@ -207,9 +207,16 @@ func (d *DB) Read(ctx context.Context, table, key string, fields []string, dst [
 	// and nothing pools them), so they belong to the caller as they are.
 	// TestReadValuesOutliveLaterReads keeps that true across driver
 	// versions.
+	n := len(dst)
 	dst, _, err = appendFields(&d.names, dst, raw)
 	if err != nil {
 		return dst, fmt.Errorf("mongodb: read %q: %w", key, err)
+	}
+	if len(fields) > 0 && len(dst) == n {
+		// A document holding none of the fields asked for is not found
+		// (the adapters' contract, YCSB's hbase2 binding on an empty
+		// result).
+		return dst, fmt.Errorf("mongodb: read %q: none of the fields asked for: %w", key, adapters.ErrNotFound)
 	}
 	return dst, nil
 }

@@ -56,14 +56,9 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst 
 		}
 	}
 	if len(dst) == n {
-		// None of the fields: is the record there at all?
-		ex, err := db.client.Exists(ctx, hk).Result()
-		if err != nil {
-			return dst, fmt.Errorf("redis: read %q: %w", key, classify(err))
-		}
-		if ex == 0 {
-			return dst, fmt.Errorf("redis: read %q: %w", key, adapters.WithKind(adapters.KindNotFound, adapters.ErrNotFound))
-		}
+		// No record, or none of the fields asked for: not found (the
+		// adapters' contract).
+		return dst, fmt.Errorf("redis: read %q: %w", key, adapters.WithKind(adapters.KindNotFound, adapters.ErrNotFound))
 	}
 	return dst, nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -50,7 +51,29 @@ func init() {
 			}
 			return New(cfg, db)
 		},
+		Produces: produces,
 	})
+}
+
+// produces names the operation types a command's last phase can produce:
+// INSERT for a load, the operations of non-zero proportion for a run (a
+// read-modify-write's READ and UPDATE are measured too).
+func produces(command string, p adapters.Properties) []string {
+	cfg, err := ParseConfig(command, p)
+	if err != nil {
+		return nil
+	}
+	if command == "load" {
+		return []string{OpNames[OpInsert]}
+	}
+	var out []string
+	for op, share := range []float64{OpRead: cfg.ReadProportion, OpUpdate: cfg.UpdateProportion, OpInsert: cfg.InsertProportion,
+		OpScan: cfg.ScanProportion, OpRMW: cfg.RMWProportion, OpDelete: cfg.DeleteProportion} {
+		if share > 0 || (cfg.RMWProportion > 0 && (op == OpRead || op == OpUpdate)) {
+			out = append(out, OpNames[op])
+		}
+	}
+	return out
 }
 
 // OpNames implements workload.Workload.
@@ -88,6 +111,10 @@ type coreWorkload struct {
 	batcher     adapters.BatchInserter
 	randPool    []byte
 	integrityOK atomic.Int64
+	// deleted holds the key numbers this run deleted (dataintegrity
+	// only): a read of one of them that is not found is no missing
+	// record.
+	deleted sync.Map
 }
 
 // New builds the core workload on an open adapter.
@@ -125,7 +152,12 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 	if w.keyChooser, err = keyChooser(cfg, w.insertSeq); err != nil {
 		return nil, err
 	}
-	w.hot = newHotKeys(w)
+	if !cfg.DataIntegrity {
+		// With dataintegrity every read needs its key number (a record
+		// not found is missing when it was loaded): keys are built from
+		// it (the same keys: the table is an optimisation).
+		w.hot = newHotKeys(w)
+	}
 	if bi, ok := db.(adapters.BatchInserter); ok && bi.BatchSize() > 1 {
 		w.batcher = bi
 		w.batch = bi.BatchSize()

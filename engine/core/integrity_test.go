@@ -113,3 +113,49 @@ func TestIntegrityThroughRunner(t *testing.T) {
 		t.Errorf("%d updates after failed reads", u)
 	}
 }
+
+// With dataintegrity a read of a record the run loaded and did not delete
+// that comes back not found is missing (its own kind, apart from
+// mismatches); a record the run deleted itself, or a key beyond the loaded
+// range, is no integrity failure.
+func TestMissingRecordIsAnIntegrityFailure(t *testing.T) {
+	db := newStore()
+	_, cw := newTestWorker(t, "run", map[string]string{"recordcount": "20", "dataintegrity": "true",
+		"readproportion": "0.6", "deleteproportion": "0.2", "readmodifywriteproportion": "0.2", "updateproportion": "0"}, db)
+	loadAll(t, cw)
+	var missing, notFound int
+	sub := func(int, int64, int64, error) {}
+	for range 400 {
+		op, _, err := cw.Transaction(context.Background(), clock(), sub)
+		if op == OpDelete || err == nil {
+			continue
+		}
+		switch adapters.Kind(err) {
+		case adapters.KindMissing:
+			missing++
+		case adapters.KindNotFound:
+			notFound++
+		default:
+			t.Fatalf("%s: %v of kind %q", OpNames[op], err, adapters.Kind(err))
+		}
+	}
+	if missing != 0 || notFound == 0 {
+		t.Errorf("with the run's own deletes: %d missing, %d not found; want 0 missing and some not found", missing, notFound)
+	}
+	// Now records vanish behind the run's back (a FLUSHALL): every read
+	// of one is missing.
+	db.mu.Lock()
+	clear(db.data)
+	db.mu.Unlock()
+	_, cw = newTestWorker(t, "run", map[string]string{"recordcount": "20", "dataintegrity": "true", "readproportion": "1", "updateproportion": "0"}, db)
+	for range 50 {
+		if _, _, err := cw.Transaction(context.Background(), clock(), sub); adapters.Kind(err) != adapters.KindMissing {
+			t.Fatalf("a read of a loaded record gone: %v of kind %q, want missing", err, adapters.Kind(err))
+		}
+	}
+	// Without dataintegrity, it is the adapter's not found.
+	_, cw = newTestWorker(t, "run", map[string]string{"recordcount": "20", "readproportion": "1", "updateproportion": "0"}, db)
+	if _, _, err := cw.Transaction(context.Background(), clock(), sub); adapters.Kind(err) != adapters.KindNotFound {
+		t.Errorf("without dataintegrity: %v of kind %q, want not_found", err, adapters.Kind(err))
+	}
+}

@@ -38,6 +38,10 @@ var (
 	errEmptyRecord  = adapters.WithKind(adapters.KindIntegrity, errors.New("data integrity: record found with no fields"))
 	errMissingField = adapters.WithKind(adapters.KindIntegrity, errors.New("data integrity: a field asked for is missing"))
 	errExtraField   = adapters.WithKind(adapters.KindIntegrity, errors.New("data integrity: a field not asked for (or twice) was returned"))
+	// errMissingRecord: a record this run loaded and did not delete was
+	// not found. Not wrapped around the adapter's error: its own kind,
+	// not_found, would win.
+	errMissingRecord = adapters.WithKind(adapters.KindMissing, errors.New("data integrity: a record loaded and not deleted was not found"))
 )
 
 // verify checks a read's fields against the deterministic values: every
@@ -125,6 +129,13 @@ func (cw *coreWorker) Transaction(ctx context.Context, now func() int64, sub wor
 	case OpRMW:
 		return op, 1, cw.readModifyWrite(ctx, now, sub)
 	case OpDelete:
+		if w.cfg.DataIntegrity {
+			// Said before the delete is sent: a read racing it may find
+			// the record gone.
+			n := cw.nextKeynum()
+			w.deleted.Store(n, struct{}{})
+			return op, 1, w.db.Delete(ctx, w.cfg.Table, unsafeString(w.keyInto(&cw.keyArr, n)))
+		}
 		return op, 1, w.db.Delete(ctx, w.cfg.Table, cw.nextKey())
 	}
 	return op, 1, fmt.Errorf("unknown operation %d", op)
@@ -140,19 +151,44 @@ func (cw *coreWorker) nextKey() string {
 
 // read is a READ of a chosen key, verified when dataintegrity is on.
 func (cw *coreWorker) read(ctx context.Context) error {
-	key := cw.nextKey()
+	num, key := cw.nextKeyNum()
 	asked := cw.readFields(true)
-	return cw.readKey(ctx, key, asked)
+	return cw.readKey(ctx, num, key, asked)
 }
 
-// readKey reads key's fields and verifies them.
-func (cw *coreWorker) readKey(ctx context.Context, key string, asked []string) error {
+// nextKeyNum is nextKey and, with dataintegrity (when reads need it),
+// the key's number; -1 without.
+func (cw *coreWorker) nextKeyNum() (int64, string) {
+	if !cw.w.cfg.DataIntegrity {
+		return -1, cw.nextKey()
+	}
+	n := cw.nextKeynum()
+	return n, unsafeString(cw.w.keyInto(&cw.keyArr, n))
+}
+
+// readKey reads key's fields and verifies them: with dataintegrity, the
+// values, and that a record of key number num that this run loaded and
+// did not delete is there (a read of it not found is missing).
+func (cw *coreWorker) readKey(ctx context.Context, num int64, key string, asked []string) error {
 	res, err := cw.w.db.Read(ctx, cw.w.cfg.Table, key, asked, cw.readDst[:0])
 	cw.readDst = res[:0]
-	if err == nil {
+	switch {
+	case err == nil:
 		err = cw.verify(key, asked, res)
+	case cw.w.cfg.DataIntegrity && errors.Is(err, adapters.ErrNotFound) && cw.w.loaded(num):
+		err = fmt.Errorf("%w: %s", errMissingRecord, err.Error())
 	}
 	return err
+}
+
+// loaded tells whether key number num is one this run's data set holds:
+// loaded (insertstart to insertstart + insertcount) and not deleted.
+func (w *coreWorkload) loaded(num int64) bool {
+	if num < w.cfg.InsertStart || num >= w.cfg.InsertStart+w.cfg.InsertCount {
+		return false
+	}
+	_, gone := w.deleted.Load(num)
+	return !gone
 }
 
 // readModifyWrite is YCSB's doTransactionReadModifyWrite: a read of one or
@@ -161,9 +197,9 @@ func (cw *coreWorker) readKey(ctx context.Context, key string, asked []string) e
 // read is not followed by the update.
 func (cw *coreWorker) readModifyWrite(ctx context.Context, now func() int64, sub workload.SubRecorder) error {
 	w := cw.w
-	key := cw.nextKey()
+	num, key := cw.nextKeyNum()
 	t0 := now()
-	err := cw.readKey(ctx, key, cw.readFields(false))
+	err := cw.readKey(ctx, num, key, cw.readFields(false))
 	t1 := now()
 	sub(OpRead, t0, t1, err)
 	if err != nil {

@@ -68,7 +68,7 @@ func (e *Encoded) FromWire(w *Wire) error {
 		return fmt.Errorf("measure: histogram range %d-%d ns at %d digits, this benchtop uses %d-%d at %d",
 			w.Lowest, w.Highest, w.Digits, Lowest, Highest, Digits)
 	}
-	*e = Encoded{Counters: Set{Integrity: w.Integrity, Ops: w.Ops, MaxLag: w.MaxLag}}
+	*e = Encoded{Counters: w.counters()}
 	s := &e.Counters
 	for _, wh := range w.Hists {
 		if wh.Slot < 0 || wh.Slot >= NumSlots {
@@ -190,7 +190,8 @@ func (a *Accumulator) addCounters(o *Set) {
 // Take returns the sum and empties the Accumulator for the next round.
 func (a *Accumulator) Take() *Set {
 	r := &a.rest
-	out := &Set{OutOfRange: r.OutOfRange, Errors: r.Errors, Causes: r.Causes, Integrity: r.Integrity, Ops: r.Ops, MaxLag: r.MaxLag}
+	out := &Set{OutOfRange: r.OutOfRange, Errors: r.Errors, Causes: r.Causes, Integrity: r.Integrity, Missing: r.Missing,
+		Ops: r.Ops, Failed: r.Failed, CutOff: r.CutOff, MaxLag: r.MaxLag}
 	for slot, used := range a.used {
 		if !used {
 			continue

@@ -20,6 +20,7 @@ func randomSet(rng *rand.Rand, n int, a int) *Set {
 	s.AddError(a%NumOps, "timeout", 3)
 	s.SetCause(a%NumOps, "timeout", "i/o timeout")
 	s.Ops, s.Integrity, s.MaxLag = int64(n), int64(a), int64(a*1000)
+	s.Failed, s.Missing, s.CutOff = int64(a+1), int64(a+2), int64(a+3)
 	return s
 }
 

@@ -17,12 +17,13 @@ const wireVersion = 1
 // histogram in HdrHistogram's standard compressed encoding (V2, as .hlog
 // lines carry it), the counters as they are.
 type wireSet struct {
-	Version                int
-	Lowest, Highest        int64
-	Digits                 int
-	Hists                  []wireHist
-	Errors                 []wireErrors
-	Integrity, Ops, MaxLag int64
+	Version                 int
+	Lowest, Highest         int64
+	Digits                  int
+	Hists                   []wireHist
+	Errors                  []wireErrors
+	Integrity, Ops, MaxLag  int64
+	Missing, Failed, CutOff int64
 }
 
 // wireHist is one histogram of a wireSet.
@@ -42,7 +43,7 @@ type wireErrors struct {
 
 func (s *Set) wire() (*wireSet, error) {
 	w := &wireSet{Version: wireVersion, Lowest: Lowest, Highest: Highest, Digits: Digits,
-		Integrity: s.Integrity, Ops: s.Ops, MaxLag: s.MaxLag}
+		Integrity: s.Integrity, Ops: s.Ops, MaxLag: s.MaxLag, Missing: s.Missing, Failed: s.Failed, CutOff: s.CutOff}
 	for slot, h := range s.H {
 		if (h == nil || h.TotalCount() == 0) && s.OutOfRange[slot] == 0 {
 			continue
@@ -70,6 +71,11 @@ func (s *Set) wire() (*wireSet, error) {
 	return w, nil
 }
 
+// counters is a Set holding the wire form's counters.
+func (w *wireSet) counters() Set {
+	return Set{Integrity: w.Integrity, Missing: w.Missing, Ops: w.Ops, Failed: w.Failed, CutOff: w.CutOff, MaxLag: w.MaxLag}
+}
+
 func (s *Set) fromWire(w *wireSet) error {
 	if w.Version != wireVersion {
 		return fmt.Errorf("measure: encoding version %d, this benchtop reads %d", w.Version, wireVersion)
@@ -78,7 +84,7 @@ func (s *Set) fromWire(w *wireSet) error {
 		return fmt.Errorf("measure: histogram range %d-%d ns at %d digits, this benchtop uses %d-%d at %d",
 			w.Lowest, w.Highest, w.Digits, Lowest, Highest, Digits)
 	}
-	*s = Set{Integrity: w.Integrity, Ops: w.Ops, MaxLag: w.MaxLag}
+	*s = w.counters()
 	for _, wh := range w.Hists {
 		if wh.Slot < 0 || wh.Slot >= NumSlots {
 			return fmt.Errorf("measure: histogram slot %d out of range", wh.Slot)
@@ -149,7 +155,8 @@ func (s *Set) UnmarshalJSON(data []byte) error {
 // Equal reports whether s and o hold the same measurements: equal
 // histograms bucket by bucket, counters and errors.
 func (s *Set) Equal(o *Set) bool {
-	if s.Integrity != o.Integrity || s.Ops != o.Ops || s.MaxLag != o.MaxLag || s.OutOfRange != o.OutOfRange {
+	if s.Integrity != o.Integrity || s.Missing != o.Missing || s.Ops != o.Ops || s.Failed != o.Failed || s.CutOff != o.CutOff ||
+		s.MaxLag != o.MaxLag || s.OutOfRange != o.OutOfRange {
 		return false
 	}
 	for i := range s.H {

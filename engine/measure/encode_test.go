@@ -26,6 +26,7 @@ func fill(r *rand.Rand, n int, clamp bool) (*Set, []int64) {
 		s.Record(Slot(1, OK), Highest*2) // clamped, counted out of range
 	}
 	s.Ops, s.Integrity, s.MaxLag = int64(n), 3, 12345
+	s.Failed, s.Missing, s.CutOff = 7, 2, 5
 	return s, vals
 }
 

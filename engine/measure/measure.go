@@ -51,12 +51,21 @@ type Set struct {
 	// Causes holds the latest error message per op type and kind (the
 	// cause a user can act on, e.g. "database is locked (SQLITE_BUSY)").
 	Causes [NumOps]map[string]string
-	// Integrity counts data-integrity mismatches.
+	// Integrity counts data-integrity mismatches; Missing counts reads
+	// of a record the run loaded and did not delete that came back
+	// NOT_FOUND (dataintegrity).
 	Integrity int64
+	Missing   int64
 	// Ops counts operations as the workload counts them (a
 	// read-modify-write is one, though its read and update are measured
-	// too); throughput comes from it.
-	Ops int64
+	// too), successful and failed; Failed counts the failed ones the same
+	// way. Throughput (goodput) is Ops - Failed.
+	Ops    int64
+	Failed int64
+	// CutOff counts operations still in flight when the grace after the
+	// deadline (or a stop) ended: cancelled, and counted in no throughput
+	// and no error count.
+	CutOff int64
 	// MaxLag is the largest schedule lag seen (ns between an operation's
 	// intended and actual start).
 	MaxLag int64
@@ -133,7 +142,10 @@ func (s *Set) Merge(o *Set) {
 		}
 	}
 	s.Integrity += o.Integrity
+	s.Missing += o.Missing
 	s.Ops += o.Ops
+	s.Failed += o.Failed
+	s.CutOff += o.CutOff
 	if o.MaxLag > s.MaxLag {
 		s.MaxLag = o.MaxLag
 	}
@@ -152,7 +164,10 @@ func (s *Set) Reset() {
 		s.Causes[i] = nil
 	}
 	s.Integrity = 0
+	s.Missing = 0
 	s.Ops = 0
+	s.Failed = 0
+	s.CutOff = 0
 	s.MaxLag = 0
 }
 
@@ -168,8 +183,11 @@ func (s *Set) Empty() bool {
 			return false
 		}
 	}
-	return s.Integrity == 0 && s.Ops == 0
+	return s.Integrity == 0 && s.Missing == 0 && s.Ops == 0 && s.CutOff == 0
 }
+
+// OK is the number of successful operations, counted as Ops counts them.
+func (s *Set) OK() int64 { return s.Ops - s.Failed }
 
 // Clone returns a deep copy of s.
 func (s *Set) Clone() *Set {

@@ -66,6 +66,38 @@ func maskCauses(c map[string]string) map[string]string {
 // carry them.
 func usf(d time.Duration) float64 { return float64(d) / 1e3 }
 
+// NoLatency is how every output shows a latency that does not exist
+// (nothing succeeded in the interval, segment or run): never as 0.
+const NoLatency = "–"
+
+// FormatLatency renders d as FormatDuration does, or NoLatency when
+// there is none (has false).
+func FormatLatency(d time.Duration, has bool) string {
+	if !has {
+		return NoLatency
+	}
+	return FormatDuration(d)
+}
+
+// usJSON is a latency in microseconds for the JSON summary: null when
+// there is none (has false), so that no script reads it as 0.
+func usJSON(d time.Duration, has bool) *float64 {
+	if !has {
+		return nil
+	}
+	v := usf(d)
+	return &v
+}
+
+// Micros is a latency of the JSON summary in microseconds, 0 when it is
+// null (check for nil where "none" must be told from 0).
+func Micros(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
 // cpuText is a CPU percentage, or n/a when it was not measured.
 func cpuText(pct float64) string {
 	if pct < 0 {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -29,16 +30,23 @@ type HDRFiles struct {
 	op       bool // raw (service time) measurements
 	intended bool // Intended- measurements
 
+	// Create opens a file by its final name; nil is os.Create. The
+	// writer's Close puts the file in place (internal/output writes it
+	// beside the name and renames it); on a write error a writer with a
+	// Discard method is discarded instead.
+	Create func(path string) (io.WriteCloser, error)
+
 	mu    sync.Mutex
 	files map[string]*hdrFile
-	order []string
+	order []*hdrFile
 	err   error
 }
 
 type hdrFile struct {
-	f  *os.File
-	bw *bufio.Writer
-	lw *hdr.HistogramLogWriter
+	path string
+	f    io.WriteCloser
+	bw   *bufio.Writer
+	lw   *hdr.HistogramLogWriter
 }
 
 // NewHDRFiles prepares the files for phase; measurement is
@@ -99,7 +107,11 @@ func (l *HDRFiles) file(name string) (*hdrFile, error) {
 		return f, nil
 	}
 	path := l.prefix + name + ".hdr"
-	fh, err := os.Create(path)
+	create := l.Create
+	if create == nil {
+		create = func(p string) (io.WriteCloser, error) { return os.Create(p) }
+	}
+	fh, err := create(path)
 	if err != nil {
 		return nil, fmt.Errorf("hdrhistogram.output.path: %w", err)
 	}
@@ -111,12 +123,16 @@ func (l *HDRFiles) file(name string) (*hdrFile, error) {
 	_ = lw.OutputStartTime(ms)
 	lw.SetBaseTime(ms)
 	if err := lw.OutputLegend(); err != nil {
-		fh.Close()
+		if d, ok := fh.(interface{ Discard() }); ok {
+			d.Discard()
+		} else {
+			fh.Close()
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	f := &hdrFile{f: fh, bw: bw, lw: lw}
+	f := &hdrFile{path: path, f: fh, bw: bw, lw: lw}
 	l.files[name] = f
-	l.order = append(l.order, path)
+	l.order = append(l.order, f)
 	return f, nil
 }
 
@@ -133,20 +149,26 @@ func microseconds(h *hdr.Histogram) *hdr.Histogram {
 	return out
 }
 
-// Close flushes and closes every file and returns their paths, and the
-// first error seen.
+// Close flushes and closes every file and returns the paths of those
+// written whole, and the errors seen.
 func (l *HDRFiles) Close() ([]string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	errs := []error{l.err}
-	for _, f := range l.files {
-		if err := f.bw.Flush(); err != nil {
-			errs = append(errs, err)
+	var written []string
+	for _, f := range l.order {
+		err := f.bw.Flush()
+		if d, ok := f.f.(interface{ Discard() }); ok && (err != nil || l.err != nil) {
+			d.Discard()
+		} else if cerr := f.f.Close(); err == nil {
+			err = cerr
 		}
-		if err := f.f.Close(); err != nil {
-			errs = append(errs, err)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", f.path, err))
+		} else if l.err == nil {
+			written = append(written, f.path)
 		}
 	}
-	l.files = map[string]*hdrFile{}
-	return l.order, errors.Join(errs...)
+	l.files, l.order = map[string]*hdrFile{}, nil
+	return written, errors.Join(errs...)
 }

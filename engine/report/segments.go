@@ -11,15 +11,30 @@ import (
 	"benchtop/engine"
 )
 
-// WriteSegments writes the what-if table: one row per segment.
-func WriteSegments(w io.Writer, segs []engine.Segment) {
+// WriteSegments writes the what-if table: one row per segment, ops/s
+// the successful operations per second (failed/s beside it when any
+// failed), latencies "–" where nothing succeeded, best and knee as
+// engine/marks decided them, a segment that could not be judged with
+// why; note, when given, says why best is undecided.
+//
+// unit names the rate when it is not operations per second (a rated
+// workload's, engine.Info.RateUnit: the time series' "records/s").
+func WriteSegments(w io.Writer, segs []engine.Segment, note, unit string) {
 	if len(segs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n# Segments (one per configuration held; latency from the intended start when a target was set)\n")
+	what := "ops/s: successful operations"
+	if unit != "" {
+		what = unit + ": the workload's one rate"
+	} else {
+		unit = "ops/s"
+	}
+	fmt.Fprintf(w, "\n# Segments (one per configuration held; %s; latency from the intended start when a target was set)\n", what)
 	var extras []string
 	seen := map[string]bool{}
+	failed := false
 	for _, s := range segs {
+		failed = failed || s.Errors > 0
 		for k := range s.Extra {
 			if !seen[k] {
 				seen[k] = true
@@ -28,22 +43,15 @@ func WriteSegments(w io.Writer, segs []engine.Segment) {
 		}
 	}
 	sort.Strings(extras)
-	head := fmt.Sprintf("%2s %5s %6s %7s %5s %9s %11s", "#", "from", "dur", "threads", "parts", "target", "ops/s")
+	head := fmt.Sprintf("%2s %5s %6s %7s %5s %9s %11s", "#", "from", "dur", "threads", "parts", "target", unit)
+	if failed {
+		head += fmt.Sprintf(" %9s", "failed/s")
+	}
 	for _, k := range extras {
 		head += fmt.Sprintf(" %11s", strings.ReplaceAll(strings.TrimSuffix(k, "_per_sec"), "_", " ")+"/s")
 	}
 	fmt.Fprintf(w, "%s %7s %7s %7s %6s %4s\n", head, "p50", "p95", "p99", "errors", "cpu")
 	for _, s := range segs {
-		mark := ""
-		if s.Knee {
-			mark = "← knee"
-		}
-		if s.Best {
-			if mark != "" {
-				mark += " "
-			}
-			mark += "★ best"
-		}
 		target := "∞"
 		if s.Target > 0 {
 			target = FormatCount(int64(s.Target))
@@ -51,6 +59,9 @@ func WriteSegments(w io.Writer, segs []engine.Segment) {
 		row := fmt.Sprintf("%2d %5s %6s %7d %5d %9s %11s",
 			s.Index, clock(s.Start), shortDur(s.Duration()), s.Threads, s.Partitions, target,
 			FormatCount(int64(math.Round(s.OpsPerSec))))
+		if failed {
+			row += fmt.Sprintf(" %9s", FormatCount(int64(math.Round(s.FailedPerSec))))
+		}
 		for _, k := range extras {
 			v := s.Extra[k]
 			if v >= 100 {
@@ -59,9 +70,30 @@ func WriteSegments(w io.Writer, segs []engine.Segment) {
 				row += fmt.Sprintf(" %11.2f", v)
 			}
 		}
-		fmt.Fprintf(w, "%s %7s %7s %7s %6d %4s  %s\n", row, FormatDuration(s.P50), FormatDuration(s.P95), FormatDuration(s.P99),
-			s.Errors, cpuText(s.CPU), strings.TrimSpace(mark+"  "+s.Label))
+		has := s.HasLatency
+		fmt.Fprintf(w, "%s %7s %7s %7s %6d %4s  %s\n", row, FormatLatency(s.P50, has), FormatLatency(s.P95, has), FormatLatency(s.P99, has),
+			s.Errors, cpuText(s.CPU), strings.TrimSpace(SegmentMark(s)+"  "+s.Label))
 	}
+	if note != "" {
+		fmt.Fprintf(w, "# %s\n", note)
+	}
+}
+
+// SegmentMark is a segment's mark in a table: "★ best", "← knee" (both
+// when both), or, for a segment the rules could not judge, its state in
+// brackets, "(too short)"; "" for a qualified segment with no mark.
+func SegmentMark(s engine.Segment) string {
+	var marks []string
+	if s.Knee {
+		marks = append(marks, "← knee")
+	}
+	if s.Best {
+		marks = append(marks, "★ best")
+	}
+	if len(marks) == 0 && s.State != "" && s.State != "qualified" {
+		return "(" + string(s.State) + ")"
+	}
+	return strings.Join(marks, " ")
 }
 
 // shortDur renders a segment length in at most 6 characters: 9.5s, 1m30s,
@@ -84,4 +116,11 @@ func clock(d time.Duration) string {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
 	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+// clockTenths is clock with tenths of a second: an outage of a few
+// 250 ms intervals reads 00:02.0 to 00:03.0, not 00:02 to 00:02.
+func clockTenths(d time.Duration) string {
+	t := d.Round(100 * time.Millisecond)
+	return fmt.Sprintf("%s.%d", clock(t), int(t/(100*time.Millisecond))%10)
 }

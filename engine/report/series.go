@@ -12,7 +12,9 @@ import (
 	"benchtop/engine/host"
 )
 
-// TimeSeries writes one CSV row per snapshot.
+// TimeSeries writes one CSV row per snapshot: ops_per_sec counts the
+// successful operations (failed_per_sec, the last column, the failed
+// ones), and a latency column is empty where nothing succeeded.
 type TimeSeries struct {
 	mu     sync.Mutex
 	w      *bufio.Writer
@@ -41,6 +43,7 @@ func (t *TimeSeries) Write(s *engine.Snapshot) {
 			cols = append(cols, l+"_ops", l+"_errors", l+"_p50_us", l+"_p99_us", l+"_intended_p99_us")
 		}
 		cols = append(cols, intendedCols...)
+		cols = append(cols, "failed_per_sec")
 		_, t.err = fmt.Fprintln(t.w, strings.Join(cols, ","))
 		t.header = true
 	}
@@ -55,7 +58,7 @@ func (t *TimeSeries) Write(s *engine.Snapshot) {
 		f3(s.Elapsed.Seconds()), f3(s.Interval.Seconds()), string(s.Phase),
 		fmt.Sprint(s.Threads), fmt.Sprint(s.Partitions), f3(s.Target),
 		fmt.Sprint(tot.Count), f3(tot.Rate), fmt.Sprint(tot.Errors),
-		f3(usf(tot.P50)), f3(usf(tot.P95)), f3(usf(tot.P99)), f3(usf(tot.Max)),
+		usCSV(tot, tot.P50), usCSV(tot, tot.P95), usCSV(tot, tot.P99), usCSV(tot, tot.Max),
 		hostCPU(s.Host), f3(s.Host.ProcCPU), fmt.Sprint(s.Host.ProcRSS), f3(rx), f3(tx),
 	}
 	for _, name := range seriesOps {
@@ -70,13 +73,14 @@ func (t *TimeSeries) Write(s *engine.Snapshot) {
 			continue
 		}
 		ip99 := ""
-		if o.IntendedInterval != nil && o.IntendedInterval.Count > 0 {
-			ip99 = f3(usf(o.IntendedInterval.P99))
+		if it := o.IntendedInterval; it != nil {
+			ip99 = usCSV(*it, it.P99)
 		}
 		row = append(row, fmt.Sprint(o.Interval.Count), fmt.Sprint(o.Interval.Errors),
-			f3(usf(o.Interval.P50)), f3(usf(o.Interval.P99)), ip99)
+			usCSV(o.Interval, o.Interval.P50), usCSV(o.Interval, o.Interval.P99), ip99)
 	}
 	row = append(row, intendedTotal(s)...)
+	row = append(row, f3(tot.FailedRate))
 	_, t.err = fmt.Fprintln(t.w, strings.Join(row, ","))
 }
 
@@ -99,6 +103,15 @@ func f3(f float64) string {
 	return s
 }
 
+// usCSV is a latency column of st: empty when nothing succeeded (no
+// latency, never 0).
+func usCSV(st engine.Stats, d time.Duration) string {
+	if !st.HasLatency() {
+		return ""
+	}
+	return f3(usf(d))
+}
+
 // hostCPU is the host CPU column: empty when it was not measured.
 func hostCPU(h host.Sample) string {
 	if h.Cores == 0 {
@@ -115,7 +128,7 @@ var intendedCols = []string{"intended_p50_us", "intended_p95_us", "intended_p99_
 
 func intendedTotal(s *engine.Snapshot) []string {
 	it := s.Total.IntendedInterval
-	if it == nil || it.Count == 0 || s.Target <= 0 {
+	if it == nil || !it.HasLatency() || s.Target <= 0 {
 		return make([]string, len(intendedCols))
 	}
 	return []string{f3(usf(it.P50)), f3(usf(it.P95)), f3(usf(it.P99)), f3(usf(it.Max))}

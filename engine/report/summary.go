@@ -24,17 +24,37 @@ type Summary struct {
 	Description string  `json:"description,omitempty"` // the adapter's, e.g. "in-process, 1 partition"
 	// Run is the run's metadata: the command line (secrets masked), the
 	// build and the client host with its links.
-	Run         *engine.RunMeta    `json:"run,omitempty"`
-	Workload    string             `json:"workload"`
-	Mix         string             `json:"mix"`
-	Start       time.Time          `json:"start"`
-	Interrupted bool               `json:"interrupted"`
-	Phases      []PhaseSummary     `json:"phases"`
-	RuntimeMS   int64              `json:"runtime_ms"`
-	Throughput  float64            `json:"throughput_ops_per_sec"`
-	Operations  []OpSummary        `json:"operations"`
-	Segments    []SegmentSummary   `json:"segments"`
-	Integrity   int64              `json:"integrity_mismatches"`
+	Run         *engine.RunMeta `json:"run,omitempty"`
+	Workload    string          `json:"workload"`
+	Mix         string          `json:"mix"`
+	Start       time.Time       `json:"start"`
+	Interrupted bool            `json:"interrupted"`
+	Phases      []PhaseSummary  `json:"phases"`
+	RuntimeMS   int64           `json:"runtime_ms"`
+	// Throughput is successful operations per second (goodput) over the
+	// last phase; FailedRate the failed ones. (Before benchtop counted
+	// failures in "throughput_ops_per_sec"; YCSB's [OVERALL] line still
+	// does, as YCSB does.)
+	Throughput float64 `json:"throughput_ops_per_sec"`
+	FailedRate float64 `json:"failed_ops_per_sec"`
+	// ThroughputUnit is the unit of Throughput (and of the segments'
+	// ops_per_sec) when it is a workload's own rate rather than
+	// operations (the time series' "records/s": records acknowledged).
+	ThroughputUnit string           `json:"throughput_unit,omitempty"`
+	Operations     []OpSummary      `json:"operations"`
+	Segments       []SegmentSummary `json:"segments"`
+	// SegmentsNote says why best is undecided, when it is.
+	SegmentsNote string `json:"segments_note,omitempty"`
+	// CutOff counts the operations in flight when the grace after the
+	// deadline (or a stop) ended: in no throughput and no error count.
+	CutOff int64 `json:"cut_off"`
+	// Outages are the spans of 3 or more intervals in which no operation
+	// succeeded.
+	Outages   []OutageSummary `json:"outages,omitempty"`
+	Integrity int64           `json:"integrity_mismatches"`
+	// Missing counts reads of records the run loaded and did not delete
+	// that came back NOT_FOUND (dataintegrity).
+	Missing     int64              `json:"integrity_missing"`
 	MeanCPU     *float64           `json:"mean_client_cpu_percent"` // null: not measured
 	Properties  map[string]string  `json:"properties"`
 	Extra       map[string]any     `json:"extra,omitempty"`
@@ -67,12 +87,26 @@ type EventSummary struct {
 	Text string  `json:"text"`
 }
 
-// PhaseSummary is one phase in the JSON summary.
+// OutageSummary is one outage: from StartS (seconds since the run's
+// start), Intervals intervals in which no operation succeeded.
+type OutageSummary struct {
+	StartS    float64 `json:"start_s"`
+	DurationS float64 `json:"duration_s"`
+	Intervals int     `json:"intervals"`
+}
+
+// PhaseSummary is one phase in the JSON summary: Operations counts
+// every operation, OK and Failed split them, Throughput is the
+// successful ones per second.
 type PhaseSummary struct {
 	Phase      string  `json:"phase"`
 	RuntimeMS  int64   `json:"runtime_ms"`
 	Operations int64   `json:"operations"`
+	OK         int64   `json:"ok"`
+	Failed     int64   `json:"failed"`
+	CutOff     int64   `json:"cut_off"`
 	Throughput float64 `json:"throughput_ops_per_sec"`
+	FailedRate float64 `json:"failed_ops_per_sec"`
 }
 
 // OpSummary is one operation type in the JSON summary.
@@ -82,20 +116,21 @@ type OpSummary struct {
 	Intended *OpStats `json:"intended,omitempty"`
 }
 
-// OpStats are latency figures in microseconds.
+// OpStats are an operation type's counts and its successful operations'
+// latency in microseconds: null (nil) when none succeeded, never 0.
 type OpStats struct {
 	Count    int64              `json:"count"`
 	OK       int64              `json:"ok"`
 	Errors   int64              `json:"errors"`
 	ByKind   map[string]int64   `json:"errors_by_kind,omitempty"`
 	Causes   map[string]string  `json:"last_error_by_kind,omitempty"`
-	MeanUS   float64            `json:"mean_us"`
-	MinUS    float64            `json:"min_us"`
-	MaxUS    float64            `json:"max_us"`
-	P50US    float64            `json:"p50_us"`
-	P95US    float64            `json:"p95_us"`
-	P99US    float64            `json:"p99_us"`
-	P999US   float64            `json:"p999_us"`
+	MeanUS   *float64           `json:"mean_us"`
+	MinUS    *float64           `json:"min_us"`
+	MaxUS    *float64           `json:"max_us"`
+	P50US    *float64           `json:"p50_us"`
+	P95US    *float64           `json:"p95_us"`
+	P99US    *float64           `json:"p99_us"`
+	P999US   *float64           `json:"p999_us"`
 	PctUS    map[string]float64 `json:"percentiles_us,omitempty"`
 	OutRange int64              `json:"out_of_range,omitempty"`
 }
@@ -109,21 +144,36 @@ type SegmentSummary struct {
 	Threads    int     `json:"threads"`
 	Partitions int     `json:"partitions"`
 	Target     float64 `json:"target"`
-	Ops        int64   `json:"operations"`
-	OpsPerSec  float64 `json:"ops_per_sec"`
-	P50US      float64 `json:"p50_us"`
-	P95US      float64 `json:"p95_us"`
-	P99US      float64 `json:"p99_us"`
+	// Ops counts every operation of the segment, OK the successful ones;
+	// OpsPerSec is successful operations per second over its steady part
+	// (failures apart, FailedPerSec).
+	Ops          int64   `json:"operations"`
+	OK           int64   `json:"ok"`
+	OpsPerSec    float64 `json:"ops_per_sec"`
+	FailedPerSec float64 `json:"failed_per_sec"`
+	// The latencies are null when nothing succeeded in the steady part.
+	P50US *float64 `json:"p50_us"`
+	P95US *float64 `json:"p95_us"`
+	P99US *float64 `json:"p99_us"`
 	// ServiceP99US and IntendedP99US: p99 of service time and of latency
-	// from the intended start (0 without a target).
-	ServiceP99US  float64  `json:"service_p99_us"`
-	IntendedP99US float64  `json:"intended_p99_us,omitempty"`
+	// from the intended start (absent without a target).
+	ServiceP99US  *float64 `json:"service_p99_us"`
+	IntendedP99US *float64 `json:"intended_p99_us,omitempty"`
 	Errors        int64    `json:"errors"`
 	ErrorRate     float64  `json:"error_rate"`
 	Intervals     int      `json:"steady_intervals"`
+	Stalls        int      `json:"stalls"`
+	Paused        bool     `json:"paused,omitempty"`
 	CPU           *float64 `json:"cpu_percent"` // null: not measured
-	Best          bool     `json:"best"`
-	Knee          bool     `json:"knee"`
+	// State and Note are what the best and knee rules made of the
+	// segment (engine/marks): "qualified", "too short", "errors",
+	// "stalled", "paused", "empty", and why in words.
+	State string `json:"state"`
+	Note  string `json:"note,omitempty"`
+	Best  bool   `json:"best"`
+	Knee  bool   `json:"knee"`
+	// KneeFrom is, on the knee, the segment it was judged against.
+	KneeFrom int `json:"knee_from,omitempty"`
 	// Extra holds workload figures (rows_per_sec, mb_per_sec, ...); they
 	// are written as members of the segment object itself.
 	Extra map[string]float64 `json:"-"`
@@ -195,7 +245,8 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 	s.Thresholds = Verdicts(results, info)
 	s.Crossed = verdict.Crossed(s.Thresholds)
 	for _, r := range results {
-		s.Phases = append(s.Phases, PhaseSummary{Phase: string(r.Phase), RuntimeMS: r.RunTime.Milliseconds(), Operations: r.Set.Ops, Throughput: r.Throughput()})
+		s.Phases = append(s.Phases, PhaseSummary{Phase: string(r.Phase), RuntimeMS: r.RunTime.Milliseconds(), Operations: r.Set.Ops,
+			OK: r.Set.OK(), Failed: r.Set.Failed, CutOff: r.Set.CutOff, Throughput: r.Goodput(), FailedRate: r.FailedRate()})
 		for _, e := range r.Events {
 			s.Events = append(s.Events, EventSummary{AtS: e.At.Seconds(), Kind: e.Kind, From: e.From, To: e.To, Text: e.String()})
 		}
@@ -206,8 +257,13 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 	}
 	s.Interrupted = main.Interrupted
 	s.RuntimeMS = main.RunTime.Milliseconds()
-	s.Throughput = main.Throughput()
-	s.Integrity = main.Set.Integrity
+	s.Throughput, s.FailedRate = main.Goodput(), main.FailedRate()
+	s.ThroughputUnit = info.RateUnit
+	s.CutOff = main.Set.CutOff
+	for _, o := range main.Outages {
+		s.Outages = append(s.Outages, OutageSummary{StartS: o.Start.Seconds(), DurationS: (o.End - o.Start).Seconds(), Intervals: o.Intervals})
+	}
+	s.Integrity, s.Missing = main.Set.Integrity, main.Set.Missing
 	s.MeanCPU = cpuJSON(main.MeanCPU)
 	s.Percentiles = main.Percentiles
 	if f := main.Final; f != nil {
@@ -223,25 +279,37 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 		s.Causes = maskCauses(f.Total.Cumulative.Causes)
 	}
 	for _, g := range main.Segments {
-		s.Segments = append(s.Segments, SegmentSummary{
-			Index: g.Index, StartS: g.Start.Seconds(), DurationS: g.Duration().Seconds(), Label: g.Label,
-			Threads: g.Threads, Partitions: g.Partitions, Target: g.Target, Ops: g.Ops, OpsPerSec: g.OpsPerSec,
-			P50US: usf(g.P50), P95US: usf(g.P95), P99US: usf(g.P99), Errors: g.Errors, CPU: cpuJSON(g.CPU),
-			ServiceP99US: usf(g.ServiceP99), IntendedP99US: usf(g.IntendedP99), ErrorRate: g.ErrorRate, Intervals: g.Intervals,
-			Best: g.Best, Knee: g.Knee, Extra: g.Extra,
-		})
+		s.Segments = append(s.Segments, segmentSummary(g))
+	}
+	if f := main.Final; f != nil {
+		s.SegmentsNote = f.SegmentsNote
 	}
 	return s
 }
 
+// segmentSummary is one segment as the JSON summary holds it.
+func segmentSummary(g engine.Segment) SegmentSummary {
+	has := g.HasLatency
+	return SegmentSummary{
+		Index: g.Index, StartS: g.Start.Seconds(), DurationS: g.Duration().Seconds(), Label: g.Label,
+		Threads: g.Threads, Partitions: g.Partitions, Target: g.Target, Ops: g.Ops, OK: g.OK, OpsPerSec: g.OpsPerSec,
+		FailedPerSec: g.FailedPerSec,
+		P50US:        usJSON(g.P50, has), P95US: usJSON(g.P95, has), P99US: usJSON(g.P99, has), Errors: g.Errors, CPU: cpuJSON(g.CPU),
+		ServiceP99US: usJSON(g.ServiceP99, has), IntendedP99US: usJSON(g.IntendedP99, has && g.IntendedP99 > 0),
+		ErrorRate: g.ErrorRate, Intervals: g.Intervals, Stalls: g.Stalls, Paused: g.Paused,
+		State: string(g.State), Note: g.Note, Best: g.Best, Knee: g.Knee, KneeFrom: g.KneeFrom, Extra: g.Extra,
+	}
+}
+
 func toOpStats(s engine.Stats) OpStats {
+	has := s.HasLatency()
 	o := OpStats{
-		Count: s.Count, OK: s.Count - s.Errors, Errors: s.Errors, ByKind: s.ErrorsByKind, Causes: maskCauses(s.Causes),
-		MeanUS: usf(s.Mean), MinUS: usf(s.Min), MaxUS: usf(s.Max),
-		P50US: usf(s.P50), P95US: usf(s.P95), P99US: usf(s.P99), P999US: usf(s.P999),
+		Count: s.Count, OK: s.OK, Errors: s.Errors, ByKind: s.ErrorsByKind, Causes: maskCauses(s.Causes),
+		MeanUS: usJSON(s.Mean, has), MinUS: usJSON(s.Min, has), MaxUS: usJSON(s.Max, has),
+		P50US: usJSON(s.P50, has), P95US: usJSON(s.P95, has), P99US: usJSON(s.P99, has), P999US: usJSON(s.P999, has),
 		OutRange: s.OutOfRange,
 	}
-	if len(s.Percentiles) > 0 {
+	if len(s.Percentiles) > 0 && has {
 		o.PctUS = map[string]float64{}
 		for _, p := range s.Percentiles {
 			o.PctUS[strconv.FormatFloat(p.Q, 'f', -1, 64)] = usf(p.Value)

@@ -26,8 +26,9 @@ func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
 		WriteLoadSummary(w, r)
 	}
 	WriteYCSB(w, main)
-	if main.Set.Integrity > 0 || info.Properties["dataintegrity"] == "true" {
+	if main.Set.Integrity > 0 || main.Set.Missing > 0 || info.Properties["dataintegrity"] == "true" {
 		fmt.Fprintf(w, "[VERIFY], Mismatches, %d\n", main.Set.Integrity)
+		fmt.Fprintf(w, "[VERIFY], Missing, %d\n", main.Set.Missing)
 	}
 	// What benchtop adds after the YCSB part: comment lines only (and the
 	// workloads' own measurement lines, [STREAM], ...).
@@ -43,8 +44,14 @@ func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
 	if main.Interrupted {
 		fmt.Fprintf(&extra, "# interrupted: the report covers what ran until the stop\n")
 	}
+	writeCutOff(&extra, main)
+	writeOutages(&extra, main)
 	writeGCComment(&extra, main)
-	WriteSegments(&extra, main.Segments)
+	note := ""
+	if main.Final != nil {
+		note = main.Final.SegmentsNote
+	}
+	WriteSegments(&extra, main.Segments, note, info.RateUnit)
 	writeVerdicts(&extra, Verdicts(results, info))
 	commented(w, extra.Bytes())
 }
@@ -55,6 +62,7 @@ func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
 func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
 	fmt.Fprintf(w, "[OVERALL], RunTime(ms), %d\n", res.RunTime.Milliseconds())
 	fmt.Fprintf(w, "[OVERALL], Throughput(ops/sec), %s\n", units.JavaDouble(res.Throughput()))
+	writeGoodput(w, res)
 	writeGC(w, res)
 	set := res.Set
 	showOp := res.Measurement != "intended" || !res.Intended
@@ -113,7 +121,7 @@ func WriteYCSB(w io.Writer, res *engine.PhaseResult) {
 // returnName maps an error kind to YCSB's status name.
 func returnName(kind string) string {
 	switch kind {
-	case "not_found":
+	case "not_found", "missing":
 		return "NOT_FOUND"
 	case "integrity":
 		return "UNEXPECTED_STATE"
@@ -121,12 +129,13 @@ func returnName(kind string) string {
 	return "ERROR"
 }
 
+// writeReturns writes YCSB's Return= lines: one per status that
+// occurred, as YCSB prints them (no Return=OK line when nothing
+// succeeded).
 func writeReturns(w io.Writer, name string, ok *hdr.Histogram, errs map[string]int64) {
-	var n int64
-	if ok != nil {
-		n = ok.TotalCount()
+	if ok != nil && ok.TotalCount() > 0 {
+		fmt.Fprintf(w, "[%s], Return=OK, %d\n", name, ok.TotalCount())
 	}
-	fmt.Fprintf(w, "[%s], Return=OK, %d\n", name, n)
 	byStatus := map[string]int64{}
 	for k, c := range errs {
 		byStatus[returnName(k)] += c
@@ -141,10 +150,11 @@ func writeReturns(w io.Writer, name string, ok *hdr.Histogram, errs map[string]i
 	}
 }
 
-// writeErrors adds benchtop's own error lines after YCSB's Return= lines:
-// per kind the count, `[READ], Errors(unavailable), 12`, and the latest
-// message as a comment, `# last unavailable: dial tcp ...: connection
-// refused` (credentials masked), the cause a user can act on.
+// writeErrors adds benchtop's own error lines after YCSB's Return= lines,
+// comments as every line benchtop adds: per kind the count, `# [READ],
+// Errors(unavailable), 12`, and the latest message, `# last unavailable:
+// dial tcp ...: connection refused` (credentials masked), the cause a
+// user can act on.
 func writeErrors(w io.Writer, name string, errs map[string]int64, causes map[string]string) {
 	kinds := make([]string, 0, len(errs))
 	for k := range errs {
@@ -152,7 +162,7 @@ func writeErrors(w io.Writer, name string, errs map[string]int64, causes map[str
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		fmt.Fprintf(w, "[%s], Errors(%s), %d\n", name, k, errs[k])
+		fmt.Fprintf(w, "# [%s], Errors(%s), %d\n", name, k, errs[k])
 		if c := causes[k]; c != "" {
 			fmt.Fprintf(w, "# last %s: %s\n", k, MaskCause(c))
 		}
@@ -160,16 +170,47 @@ func writeErrors(w io.Writer, name string, errs map[string]int64, causes map[str
 }
 
 // WriteLoadSummary writes a load phase that ran before the run phase as
-// [LOAD] lines, so that [OVERALL] stays the run phase's.
+// `# [LOAD]` comment lines (YCSB's report has no such section: a script
+// reading YCSB's lines meets only the run phase's), so that [OVERALL]
+// stays the run phase's. Throughput there counts the records loaded.
 func WriteLoadSummary(w io.Writer, res *engine.PhaseResult) {
-	fmt.Fprintf(w, "[LOAD], RunTime(ms), %d\n", res.RunTime.Milliseconds())
-	fmt.Fprintf(w, "[LOAD], Throughput(ops/sec), %s\n", units.JavaDouble(res.Throughput()))
-	fmt.Fprintf(w, "[LOAD], Operations, %d\n", res.Set.Ops)
-	var errs int64
-	for _, m := range res.Set.Errors {
-		for _, n := range m {
-			errs += n
-		}
+	fmt.Fprintf(w, "# [LOAD], RunTime(ms), %d\n", res.RunTime.Milliseconds())
+	fmt.Fprintf(w, "# [LOAD], Throughput(ops/sec), %s\n", units.JavaDouble(res.Goodput()))
+	fmt.Fprintf(w, "# [LOAD], Operations, %d\n", res.Set.Ops)
+	fmt.Fprintf(w, "# [LOAD], Errors, %d\n", res.Set.Failed)
+	if res.Set.CutOff > 0 {
+		fmt.Fprintf(w, "# [LOAD], CutOff, %d\n", res.Set.CutOff)
 	}
-	fmt.Fprintf(w, "[LOAD], Errors, %d\n", errs)
+}
+
+// writeGoodput follows YCSB's Throughput line, which counts every
+// operation, with the successful and failed rates when any failed.
+func writeGoodput(w io.Writer, res *engine.PhaseResult) {
+	if res.Set.Failed == 0 {
+		return
+	}
+	fmt.Fprintf(w, "# throughput above counts every operation, as YCSB's does: successful %s ops/s, failed %s ops/s (%s of %s operations failed)\n",
+		units.JavaDouble(res.Goodput()), units.JavaDouble(res.FailedRate()), units.Count(res.Set.Failed), units.Count(res.Set.Ops))
+}
+
+// writeCutOff says how many operations were cut off at the end: in flight
+// when the grace after the deadline (or the stop) ended.
+func writeCutOff(w io.Writer, res *engine.PhaseResult) {
+	if res.Set.CutOff == 0 {
+		return
+	}
+	at := "the deadline"
+	if res.Interrupted {
+		at = "the stop"
+	}
+	fmt.Fprintf(w, "# cut off at %s: %d (in flight when the %s grace after it ended: in no throughput and no error count)\n",
+		at, res.Set.CutOff, res.Grace)
+}
+
+// writeOutages names each outage of the phase: 3 or more intervals in a
+// row in which no operation succeeded.
+func writeOutages(w io.Writer, res *engine.PhaseResult) {
+	for _, o := range res.Outages {
+		fmt.Fprintf(w, "# outage: no operation succeeded from %s to %s (%d intervals)\n", clockTenths(o.Start), clockTenths(o.End), o.Intervals)
+	}
 }

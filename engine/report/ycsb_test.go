@@ -210,7 +210,7 @@ func sampleResult(intended bool, measurement string) *engine.PhaseResult {
 	set.AddError(core.OpUpdate, "unavailable", 1)
 	set.SetCause(core.OpUpdate, "unavailable", "dial tcp 127.0.0.1:6879: connect: connection refused (redis://app:s3cret@127.0.0.1:6879)")
 	set.Record(measure.Slot(core.OpUpdate, measure.OK), 7000)
-	set.Ops = 1002
+	set.Ops, set.Failed = 1002, 1
 	return &engine.PhaseResult{Phase: engine.PhaseRun, RunTime: 2 * time.Second, Set: set,
 		Percentiles: []float64{50, 95, 99}, Intended: intended, Measurement: measurement, OpNames: core.OpNames}
 }
@@ -273,7 +273,7 @@ func TestErrorLinesAndCause(t *testing.T) {
 	WriteYCSB(&b, res)
 	out := b.String()
 	for _, want := range []string{
-		"[UPDATE], Return=OK, 1\n[UPDATE], Return=ERROR, 1\n[UPDATE], Errors(unavailable), 1\n",
+		"[UPDATE], Return=OK, 1\n[UPDATE], Return=ERROR, 1\n# [UPDATE], Errors(unavailable), 1\n",
 		"# last unavailable: dial tcp 127.0.0.1:6879: connect: connection refused (redis://app:****@127.0.0.1:6879)\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -285,5 +285,41 @@ func TestErrorLinesAndCause(t *testing.T) {
 	}
 	if strings.Contains(out, "[READ], Errors(") {
 		t.Error("error lines for an operation without errors")
+	}
+}
+
+// What benchtop adds to YCSB's lines is a comment: the error counts by
+// kind, the successful and failed rates beside YCSB's Throughput (which
+// counts every operation, as YCSB's does), the [LOAD] phase before the
+// run; and no Return=OK line where nothing succeeded, as YCSB prints none.
+func TestAddedLinesAreComments(t *testing.T) {
+	set := &measure.Set{}
+	for range 2000 {
+		set.Record(measure.Slot(core.OpRead, measure.Failed), 100000)
+	}
+	set.AddError(core.OpRead, "not_found", 2000)
+	set.Ops, set.Failed = 2000, 2000
+	run := &engine.PhaseResult{Phase: engine.PhaseRun, RunTime: 2 * time.Second, Set: set, Percentiles: []float64{95, 99}, OpNames: core.OpNames}
+	load := &engine.PhaseResult{Phase: engine.PhaseLoad, RunTime: time.Second, Set: &measure.Set{Ops: 1000}, OpNames: core.OpNames}
+	var b bytes.Buffer
+	WriteText(&b, []*engine.PhaseResult{load, run}, engine.Info{})
+	out := b.String()
+	for _, want := range []string{
+		"[OVERALL], Throughput(ops/sec), 1000.0\n# throughput above counts every operation, as YCSB's does: successful 0.0 ops/s, failed 1000.0 ops/s (2,000 of 2,000 operations failed)\n",
+		"[READ], Operations, 0\n[READ], Return=NOT_FOUND, 2000\n# [READ], Errors(not_found), 2000\n",
+		"# [LOAD], RunTime(ms), 1000\n# [LOAD], Throughput(ops/sec), 1000.0\n# [LOAD], Operations, 1000\n# [LOAD], Errors, 0\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Return=OK") {
+		t.Errorf("a Return=OK line where nothing succeeded:\n%s", out)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "[OVERALL]") && !strings.HasPrefix(l, "[READ") &&
+			!strings.HasPrefix(l, "[TOTAL_GC") {
+			t.Errorf("a line benchtop added is not a comment: %q", l)
+		}
 	}
 }

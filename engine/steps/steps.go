@@ -164,41 +164,51 @@ const DefaultStep = 10 * time.Second
 
 // ParseSweep reads --sweep key=v1,v2,... with --step DURATION (stepSpec
 // may be empty: DefaultStep). It gives one step per value, DURATION
-// apart from 0, then a stop after the last value's DURATION.
-func ParseSweep(spec, stepSpec string) ([]Step, error) {
+// apart from 0, then a stop after the last value's DURATION. A DURATION
+// shorter than min (what a segment needs to be judged best or knee) is
+// lengthened to min, and note says so ("" otherwise).
+func ParseSweep(spec, stepSpec string, min time.Duration) (out []Step, note string, err error) {
 	if spec == "" {
-		return nil, fmt.Errorf("--step %q given without --sweep key=v1,v2,...", stepSpec)
+		return nil, "", fmt.Errorf("--step %q given without --sweep key=v1,v2,...", stepSpec)
 	}
 	key, vals, ok := strings.Cut(spec, "=")
 	key = strings.TrimSpace(key)
 	if !ok || vals == "" {
-		return nil, fmt.Errorf("--sweep %q: expected key=v1,v2,... (keys: threads, partitions, target)", spec)
+		return nil, "", fmt.Errorf("--sweep %q: expected key=v1,v2,... (keys: threads, partitions, target)", spec)
 	}
 	a := actionByName[key]
 	if a != Threads && a != Partitions && a != Target {
-		return nil, fmt.Errorf("--sweep %q: unknown key %q (allowed: threads, partitions, target)", spec, key)
+		return nil, "", fmt.Errorf("--sweep %q: unknown key %q (allowed: threads, partitions, target)", spec, key)
 	}
 	every := DefaultStep
 	if stepSpec != "" {
 		d, err := ParseOffset(stepSpec)
 		if err != nil || d < 100*time.Millisecond {
-			return nil, fmt.Errorf("--step %q: expected a duration of at least 100ms, e.g. 10s", stepSpec)
+			return nil, "", fmt.Errorf("--step %q: expected a duration of at least 100ms, e.g. 10s", stepSpec)
 		}
 		every = d
 	}
+	if every < min {
+		given := stepSpec
+		if given == "" {
+			given = DefaultStep.String()
+		}
+		note = fmt.Sprintf("--step %s is shorter than a segment needs to be judged best or knee (%s at this status.interval): each value runs %s",
+			given, min, min)
+		every = min
+	}
 	source := fmt.Sprintf("--sweep %q", spec)
-	var out []Step
 	for i, v := range strings.Split(vals, ",") {
 		st, err := value(a, strings.TrimSpace(v), true)
 		if err != nil {
-			return nil, fmt.Errorf("--sweep %q: %w", spec, err)
+			return nil, "", fmt.Errorf("--sweep %q: %w", spec, err)
 		}
 		st.At = time.Duration(i) * every
 		st.Source = source
 		out = append(out, st)
 	}
 	out = append(out, Step{At: time.Duration(len(out)) * every, Action: Stop, Source: source})
-	return out, nil
+	return out, note, nil
 }
 
 // ParseOffset reads "5s", "1m30s", "90" (seconds) or "1:30".

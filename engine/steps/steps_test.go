@@ -48,7 +48,7 @@ func TestParseAtTyped(t *testing.T) {
 }
 
 func TestParseSweep(t *testing.T) {
-	got, err := ParseSweep("threads=1, 2,4", "2s")
+	got, note, err := ParseSweep("threads=1, 2,4", "2s", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,16 +59,23 @@ func TestParseSweep(t *testing.T) {
 		{At: 4 * time.Second, Action: Threads, N: 4, Source: src},
 		{At: 6 * time.Second, Action: Stop, Source: src},
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("got %+v\nwant %+v", got, want)
+	if fmt.Sprint(got) != fmt.Sprint(want) || note != "" {
+		t.Errorf("got %+v\nwant %+v (note %q)", got, want, note)
 	}
-	got, err = ParseSweep("target=100,0", "")
+	// A step shorter than a segment needs to be judged is lengthened,
+	// and said.
+	got, note, err = ParseSweep("threads=1,2", "3s", 5*time.Second)
+	if err != nil || len(got) != 3 || got[1].At != 5*time.Second || got[2].At != 10*time.Second ||
+		!strings.Contains(note, "--step 3s is shorter") || !strings.Contains(note, "each value runs 5s") {
+		t.Errorf("lengthened: %+v, note %q, %v", got, note, err)
+	}
+	got, _, err = ParseSweep("target=100,0", "", 0)
 	if err != nil || len(got) != 3 || got[1].At != DefaultStep || got[1].Rate != 0 || got[0].Rate != 100 {
 		t.Errorf("default step: %+v %v", got, err)
 	}
 	for _, bad := range [][2]string{{"", "5s"}, {"threads", ""}, {"threads=", ""}, {"colour=1,2", ""},
 		{"threads=1,x", ""}, {"threads=1,2", "1ms"}, {"threads=1,2", "soon"}, {"pause=1", ""}} {
-		if st, err := ParseSweep(bad[0], bad[1]); err == nil {
+		if st, _, err := ParseSweep(bad[0], bad[1], 0); err == nil {
 			t.Errorf("%q %q accepted: %+v", bad[0], bad[1], st)
 		}
 	}

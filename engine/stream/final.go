@@ -10,6 +10,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"benchtop/engine/marks"
 	"benchtop/engine/units"
 	"benchtop/engine/workload"
 )
@@ -92,6 +93,9 @@ type Summary struct {
 	Epochs          int        `json:"epochs"`
 	Stream          string     `json:"stream,omitempty"`
 	Scenarios       []Scenario `json:"scenarios"`
+	// BestNote says why no scenario is marked best, when there are two
+	// or more.
+	BestNote string `json:"best_note,omitempty"`
 }
 
 // E2EJSON is an end-to-end latency summary in microseconds.
@@ -123,7 +127,28 @@ type Scenario struct {
 	RSS              uint64  `json:"rss_bytes"`
 	MaxLag           int64   `json:"lag_max"`
 	E2E              E2EJSON `json:"e2e_us"`
-	Best             bool    `json:"best"`
+	// Intervals counts the clean intervals the stable rate is the median
+	// of; State is what the best rule made of the row (engine/marks:
+	// "qualified", "too short", ...), Best the one it chose.
+	Intervals int    `json:"intervals"`
+	State     string `json:"state,omitempty"`
+	Best      bool   `json:"best"`
+}
+
+// markScenarios marks the best row by engine/marks' rules, the same as the
+// segments' (at least two rows of 3 clean intervals, and no other row
+// faster), and returns why best is undecided ("" when it is not).
+func markScenarios(rows []Scenario) string {
+	mr := make([]marks.Row, len(rows))
+	for i, r := range rows {
+		mr[i] = marks.Row{Index: i + 1, Rate: r.StableRowsPerSec, Intervals: r.Intervals, Ops: r.Rows,
+			Config: fmt.Sprintf("partitions %d, threads %d", r.Partitions, r.Threads)}
+	}
+	v := marks.Decide(mr, "rows/s", "row")
+	for i := range rows {
+		rows[i].State, rows[i].Best = string(v.States[i]), i == v.Best
+	}
+	return v.Note
 }
 
 func e2eJSON(h *hdr.Histogram) E2EJSON {
@@ -281,8 +306,7 @@ func (sm *sampler) scenarios(s *Summary) {
 	}
 	var all, allMB, cpu []float64
 	var dur time.Duration
-	best := -1
-	for i, sc := range sm.scen {
+	for _, sc := range sm.scen {
 		rates := append([]float64(nil), sc.rates...)
 		all = append(all, sc.rates...)
 		allMB = append(allMB, sc.mbps...)
@@ -293,17 +317,12 @@ func (sm *sampler) scenarios(s *Summary) {
 			StartS: sc.start.Seconds(), DurationS: sc.dur.Seconds(), Rows: sc.rows,
 			StableRowsPerSec: median(rates), PeakRowsPerSec: maxOf(sc.rates),
 			StableMBPerSec: median(append([]float64(nil), sc.mbps...)),
-			CPUCores:       mean(sc.cpu), RSS: sc.rss, MaxLag: sc.maxLag, E2E: e2eJSON(sc.hist),
+			CPUCores:       mean(sc.cpu), RSS: sc.rss, MaxLag: sc.maxLag, E2E: e2eJSON(sc.hist), Intervals: len(sc.rates),
 		}
 		row.MsPer1000Rows = msPer1000(row.StableRowsPerSec)
 		s.Scenarios = append(s.Scenarios, row)
-		if best < 0 || row.StableRowsPerSec > s.Scenarios[best].StableRowsPerSec {
-			best = i
-		}
 	}
-	if best >= 0 && len(s.Scenarios) > 1 {
-		s.Scenarios[best].Best = true
-	}
+	s.BestNote = markScenarios(s.Scenarios)
 	s.PeakRowsPerSec = maxOf(all)
 	s.PeakMBPerSec = maxOf(allMB)
 	s.StableRowsPerSec = median(all)
@@ -393,6 +412,9 @@ func writeText(out io.Writer, s *Summary) {
 	line("E2E-MaxLatency(us)", int64(s.E2E.Max))
 	line("Drained", s.Drained)
 	WriteScenarios(out, s.Scenarios)
+	if s.BestNote != "" {
+		fmt.Fprintf(out, "# %s\n", s.BestNote)
+	}
 }
 
 // WriteScenarios writes the stream's table: one row per partition count
@@ -421,6 +443,8 @@ func WriteScenarios(out io.Writer, rows []Scenario) {
 		mark := ""
 		if r.Best {
 			mark = "★ best"
+		} else if r.State != "" && r.State != string(marks.Qualified) {
+			mark = "(" + r.State + ")"
 		}
 		fmt.Fprintf(out, "%10d %*s %8s %14s %14s %9.3f %8.1f %9s %9s %11s %5.2f %7.0f  %s\n",
 			r.Partitions, thW, threads(r), (time.Duration(r.DurationS * float64(time.Second))).Round(100*time.Millisecond).String(),

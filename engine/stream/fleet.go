@@ -209,7 +209,6 @@ func SumSummaries(parts []*Summary, shared bool) *Summary {
 	if !same {
 		return s
 	}
-	best := -1
 	for i := range parts[0].Scenarios {
 		row := Scenario{Agents: len(parts)}
 		for j, p := range parts {
@@ -236,16 +235,14 @@ func SumSummaries(parts []*Summary, shared bool) *Summary {
 				row.MaxLag = min(row.MaxLag, sc.MaxLag)
 			}
 			row.E2E = worstE2E(row.E2E, sc.E2E)
+			if p == parts[0] || sc.Intervals < row.Intervals {
+				row.Intervals = sc.Intervals // the agent that held it least
+			}
 		}
 		row.MsPer1000Rows = msPer1000(row.StableRowsPerSec)
 		s.Scenarios = append(s.Scenarios, row)
-		if best < 0 || row.StableRowsPerSec > s.Scenarios[best].StableRowsPerSec {
-			best = i
-		}
 	}
-	if best >= 0 && len(s.Scenarios) > 1 {
-		s.Scenarios[best].Best = true
-	}
+	s.BestNote = markScenarios(s.Scenarios)
 	return s
 }
 

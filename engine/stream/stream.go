@@ -70,6 +70,7 @@ func init() {
 	workload.Register(workload.Factory{
 		Name:       Name,
 		Validate:   func(_ string, p adapters.Properties) error { _, err := parseOptions(p); return err },
+		Produces:   func(string, adapters.Properties) []string { return (&Workload{}).OpNames() },
 		Properties: []string{"stream."},
 		Keys:       Keys,
 		New: func(_ string, p adapters.Properties, db adapters.DB) (workload.Workload, error) {

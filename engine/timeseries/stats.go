@@ -39,14 +39,18 @@ type View struct {
 
 // typed is the view as the engine carries it: its line and its figures.
 func (v View) typed() *workload.View {
-	return &workload.View{Line: v.String(), Figures: []workload.Figure{
-		{Name: "writers", Value: float64(v.Writers)},
-		{Name: "records", Value: v.RecordsPerSec, Unit: "records/s"},
-		{Name: "mb", Value: v.MBPerSec, Unit: "MB/s"},
-		{Name: "backpressure", Value: 100 * v.Backpressure, Unit: "%"},
-		{Name: "write_p99", Value: v.WriteP99.Seconds() * 1e3, Unit: "ms"},
-		{Name: "pending", Value: float64(v.Pending), Unit: "records"},
-	}}
+	return &workload.View{Line: v.String(),
+		// The run's one rate: records acknowledged (the screen's header
+		// and chart), MB/s beside.
+		Rate: &workload.Rate{Name: "Acknowledged", Unit: "records/s", Value: v.RecordsPerSec, Mean: v.AvgRecordsPerSec, MBps: v.MBPerSec},
+		Figures: []workload.Figure{
+			{Name: "writers", Value: float64(v.Writers)},
+			{Name: "records", Value: v.RecordsPerSec, Unit: "records/s"},
+			{Name: "mb", Value: v.MBPerSec, Unit: "MB/s"},
+			{Name: "backpressure", Value: 100 * v.Backpressure, Unit: "%"},
+			{Name: "write_p99", Value: v.WriteP99.Seconds() * 1e3, Unit: "ms"},
+			{Name: "pending", Value: float64(v.Pending), Unit: "records"},
+		}}
 }
 
 // String renders the view in one line, e.g. "records 51,234/s (avg

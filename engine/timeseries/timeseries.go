@@ -142,6 +142,9 @@ func init() {
 		},
 		Properties: []string{"timeseries.", PropBatchSize, PropFlushInterval},
 		Keys:       Keys,
+		Produces:   func(string, adapters.Properties) []string { return OpNames },
+		// One rate: records acknowledged by the server (its MB/s beside).
+		RateKey: "records", RateUnit: "records/s", OpUnits: map[string]string{"WRITE": "batches"},
 		New: func(_ string, p adapters.Properties, db adapters.DB) (workload.Workload, error) {
 			cfg, err := ParseConfig(p)
 			if err != nil {

@@ -182,6 +182,7 @@ type writer struct {
 
 	// Read by the sampler.
 	calls      atomic.Int64 // records appended
+	lastAt     atomic.Int64 // w.now() of the last record appended
 	busy       atomic.Bool  // inside a Transaction
 	blockedNs  atomic.Int64 // finished waits to hand over a batch
 	blockSince atomic.Int64 // start of the current wait (w.now()+1), 0 when none
@@ -229,6 +230,7 @@ func (wr *writer) record(ctx context.Context, clock func() int64, sub workload.S
 	}
 	wr.mu.Unlock()
 	wr.calls.Add(1)
+	wr.lastAt.Store(now)
 	if b != nil {
 		wr.handOver(ctx, b, true)
 	}
@@ -459,8 +461,23 @@ func (w *Workload) Stop(ctx context.Context) error {
 		w.flushWG.Wait()
 		w.flushers = nil
 	}
+	// The phase's time ends with the last record appended (when the
+	// runner stopped the writers: its run time), not with the drain;
+	// what the drain acknowledges counts, as the runner's operations
+	// completed in the grace after a deadline do. records/s is then the
+	// runner's one rate ([OVERALL], segments, screen).
+	end := w.now()
+	w.mu.Lock()
+	last := int64(0)
+	for _, wr := range w.writers {
+		last = max(last, wr.lastAt.Load())
+	}
+	w.mu.Unlock()
 	err := w.drain(ctx)
-	w.stats.endPhase(w.now(), w.acked.Load(), w.ackedBytes.Load())
+	if last > 0 {
+		end = last
+	}
+	w.stats.endPhase(end, w.acked.Load(), w.ackedBytes.Load())
 	return err
 }
 

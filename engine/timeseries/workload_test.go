@@ -274,7 +274,9 @@ func TestHTTPErrorsByStatusAndRetry(t *testing.T) {
 }
 
 // Changing threads live gives one row per parallelism in the closing
-// table, and the runner's segments carry records_per_sec and mb_per_sec.
+// table, and the runner's segments carry the one rate, records
+// acknowledged per second, as their throughput (not as an extra column
+// beside ops/s), and mb_per_sec.
 // The changes come after a count of stored records, not after a sleep, so
 // every segment has records however busy the machine; rates are not
 // asserted (benchmarks measure them). Each step holds 4,000 records (about
@@ -327,9 +329,14 @@ func TestSweepTable(t *testing.T) {
 		t.Fatalf("%d segments, want 3", len(segs))
 	}
 	for _, s := range segs {
-		if s.Extra["records_per_sec"] <= 0 || s.Extra["mb_per_sec"] <= 0 {
-			t.Errorf("segment %d extra = %v", s.Index, s.Extra)
+		if _, twice := s.Extra["records_per_sec"]; twice || s.OpsPerSec <= 0 || s.Extra["mb_per_sec"] <= 0 {
+			t.Errorf("segment %d: %.0f records/s, extra = %v", s.Index, s.OpsPerSec, s.Extra)
 		}
+	}
+	// [OVERALL] and the JSON's throughput are the same rate: records
+	// acknowledged over the run time.
+	if main := res[len(res)-1]; !main.Rated || main.RateCount != float64(r.Written) {
+		t.Errorf("run phase rated %v, counting %.0f records, want the %d written", main.Rated, main.RateCount, r.Written)
 	}
 	if r.Check != "ok" {
 		t.Errorf("check %q written %d stored %d", r.Check, r.Written, r.Stored)

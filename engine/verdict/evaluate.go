@@ -17,7 +17,9 @@ import (
 type Source interface {
 	Latency(op string, intended bool, stat string, q float64) (d time.Duration, ok bool)
 	Errors(op string) (errs, count int64, ok bool)
-	Rate(op string) (opsPerSec float64, ok bool)
+	// Rate is successful operations per second; with attempts, every
+	// operation, successful and failed.
+	Rate(op string, attempts bool) (opsPerSec float64, ok bool)
 }
 
 // Result is one threshold's verdict.
@@ -76,9 +78,12 @@ func (t Threshold) check(src Source) Result {
 			r.Unit, r.Text = "%", fmt.Sprintf("%.3g%% (%d of %d)", v, errs, count)
 		}
 		r.Actual = v
-	case "ops":
-		v, ok = src.Rate(t.Op)
+	case "ops", "attempts":
+		v, ok = src.Rate(t.Op, t.Metric == "attempts")
 		r.Actual, r.Unit, r.Text = v, "ops/s", units.Count(int64(v+0.5))+" ops/s"
+		if t.Metric == "attempts" {
+			r.Text += " attempted"
+		}
 	}
 	if !ok {
 		r.NoData, r.Text = true, "no data"
@@ -154,14 +159,20 @@ func (s resultSource) Errors(op string) (int64, int64, bool) {
 	return errs, count, len(idx) > 0 && count > 0
 }
 
-func (s resultSource) Rate(op string) (float64, bool) {
+func (s resultSource) Rate(op string, attempts bool) (float64, bool) {
 	if s.res.RunTime <= 0 {
 		return 0, false
 	}
 	if op == "TOTAL" {
-		return s.res.Throughput(), true
+		if attempts {
+			return s.res.Throughput(), true
+		}
+		return s.res.Goodput(), true
 	}
-	_, count, ok := s.Errors(op)
+	errs, count, ok := s.Errors(op)
+	if !attempts {
+		count -= errs
+	}
 	return float64(count) / s.res.RunTime.Seconds(), ok
 }
 
@@ -206,7 +217,7 @@ func (s snapSource) Latency(op string, intended bool, stat string, q float64) (t
 	if intended {
 		st = o.IntendedCumulative
 	}
-	if st == nil || st.Count-st.Errors <= 0 {
+	if st == nil || !st.HasLatency() {
 		return 0, false
 	}
 	switch stat {
@@ -243,10 +254,13 @@ func (s snapSource) Errors(op string) (int64, int64, bool) {
 	return o.Cumulative.Errors, o.Cumulative.Count, true
 }
 
-func (s snapSource) Rate(op string) (float64, bool) {
+func (s snapSource) Rate(op string, attempts bool) (float64, bool) {
 	o, ok := s.op(op)
 	if !ok {
 		return 0, false
+	}
+	if attempts {
+		return o.Cumulative.AttemptRate(), true
 	}
 	return o.Cumulative.Rate, true
 }

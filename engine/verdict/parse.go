@@ -18,7 +18,7 @@ type Threshold struct {
 	Expr     string  // as given, trimmed
 	Op       string  // operation name in upper case (READ, ...); TOTAL for all
 	Intended bool    // latency from the intended start (Intended-READ)
-	Metric   string  // "latency", "errors", "errors%" or "ops"
+	Metric   string  // "latency", "errors", "errors%", "ops" (successful per second) or "attempts" (all per second)
 	Stat     string  // latency: "p", "mean", "min" or "max"
 	Q        float64 // latency percentile, 0-100
 	Cmp      string  // <, <=, > or >=
@@ -27,7 +27,7 @@ type Threshold struct {
 
 // Syntax is the one-line description of the expressions, for errors and
 // help.
-const Syntax = "[Intended-]OP.STAT<DURATION (STAT: p50, p99, p99.9, p(95), mean, min, max; OP: READ, UPDATE, ..., TOTAL; a bare number is ms), [OP.]errors<N or <N%, [OP.]ops>N; comparisons <, <=, >, >="
+const Syntax = "[Intended-]OP.STAT<DURATION (STAT: p50, p99, p99.9, p(95), mean, min, max; OP: READ, UPDATE, ..., TOTAL; a bare number is ms), [OP.]errors<N or <N%, [OP.]ops>N (successful operations per second), [OP.]attempts>N (successful and failed); comparisons <, <=, >, >="
 
 // Parse reads one threshold expression.
 func Parse(expr string) (Threshold, error) {
@@ -79,7 +79,7 @@ func (t *Threshold) parseMetric(lhs string) error {
 	}
 	t.Op = strings.ToUpper(op)
 	switch s := strings.ToLower(stat); s {
-	case "ops", "errors":
+	case "ops", "errors", "attempts":
 		if t.Intended {
 			return fmt.Errorf("%s has no intended form", s)
 		}

@@ -24,6 +24,7 @@ func TestParse(t *testing.T) {
 		{"UPDATE.errors<=10", Threshold{Op: "UPDATE", Metric: "errors", Cmp: "<=", Value: 10}},
 		{"ops>5000", Threshold{Op: "TOTAL", Metric: "ops", Cmp: ">", Value: 5000}},
 		{"READ.ops>=100", Threshold{Op: "READ", Metric: "ops", Cmp: ">=", Value: 100}},
+		{"attempts>100", Threshold{Op: "TOTAL", Metric: "attempts", Cmp: ">", Value: 100}},
 	} {
 		got, err := Parse(c.in)
 		c.want.Expr = strings.TrimSpace(c.in)
@@ -53,7 +54,7 @@ func result() *engine.PhaseResult {
 	set.Record(measure.Slot(1, measure.Failed), 9_000)
 	set.Record(measure.Slot(1, measure.Failed), 9_000)
 	set.AddError(1, "unavailable", 2)
-	set.Ops = 1100
+	set.Ops, set.Failed = 1100, 2
 	return &engine.PhaseResult{RunTime: time.Second, Set: set, OpNames: []string{"READ", "UPDATE"}}
 }
 
@@ -72,7 +73,11 @@ func TestEvaluateResult(t *testing.T) {
 		"UPDATE.errors<2":             false,
 		"ops>1000":                    true,
 		"ops>2000":                    false,
-		"UPDATE.ops>=100":             true,
+		"UPDATE.ops>=98":              true, // successful operations
+		"UPDATE.ops>=100":             false,
+		"UPDATE.attempts>=100":        true,
+		"ops>1099":                    false,
+		"attempts>1099":               true,
 		"SCAN.p99<1s":                 false, // no data
 		"Intended-UPDATE.p99<1s":      false, // no data
 		"READ.p99.99<1s":              true,
@@ -105,12 +110,14 @@ func TestEvaluateResult(t *testing.T) {
 
 func TestEvaluateSnapshot(t *testing.T) {
 	snap := &engine.Snapshot{
-		Ops: []engine.OpSnapshot{{Name: "READ", Cumulative: engine.Stats{Count: 10, P99: 5 * time.Millisecond, Rate: 10,
-			Percentiles: []engine.Percentile{{Q: 90, Value: time.Millisecond}}}}},
-		Total: engine.OpSnapshot{Name: "TOTAL", Cumulative: engine.Stats{Count: 10, Errors: 1, Rate: 10, P99: 5 * time.Millisecond}},
+		Ops: []engine.OpSnapshot{{Name: "READ", Cumulative: engine.Stats{Count: 10, OK: 10, P99: 5 * time.Millisecond, Rate: 10,
+			Percentiles: []engine.Percentile{{Q: 90, Value: time.Millisecond}}}},
+			{Name: "UPDATE", Cumulative: engine.Stats{Count: 5, Errors: 5, FailedRate: 5}}},
+		Total: engine.OpSnapshot{Name: "TOTAL", Cumulative: engine.Stats{Count: 10, OK: 9, Errors: 1, Rate: 9, FailedRate: 1, P99: 5 * time.Millisecond}},
 	}
 	for e, pass := range map[string]bool{"READ.p99<10ms": true, "READ.p99<1ms": false, "READ.p90<2ms": true, "READ.p97<1s": false,
-		"errors<=10%": true, "errors<10%": false, "ops>5": true, "Intended-READ.p99<1s": false} {
+		"errors<=10%": true, "errors<10%": false, "ops>5": true, "Intended-READ.p99<1s": false,
+		"ops>9": false, "attempts>9": true, "UPDATE.ops>0": false, "UPDATE.p99<1s": false /* nothing succeeded: no data */} {
 		th, err := Parse(e)
 		if err != nil {
 			t.Fatal(err)

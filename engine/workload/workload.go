@@ -172,6 +172,23 @@ type Factory struct {
 	Keys []string
 	// New builds the workload on an open adapter.
 	New func(command string, props adapters.Properties, db adapters.DB) (Workload, error)
+	// RateKey and RateUnit, when set, make the run's throughput a count
+	// of the workload's own rather than its operations: RateKey names its
+	// Counters and Sample.Delta figure (the time series' "records",
+	// acknowledged by the server), RateUnit the rate's unit
+	// ("records/s"). The [OVERALL] line, the segments, the screen and the
+	// JSON then give that one rate (the segments not as an extra column
+	// beside it).
+	RateKey, RateUnit string
+	// OpUnits names what an operation type counts when it is not one
+	// operation of the run's rate (the time series' WRITE is a batch):
+	// screens label its rate so ("batches").
+	OpUnits map[string]string
+	// Produces, when set, names the operation types the last phase of a
+	// "load" or "run" command with these (valid) properties can produce,
+	// before anything is opened: a --threshold naming another is refused
+	// as bad input. nil: not known before New, any name is accepted.
+	Produces func(command string, props adapters.Properties) []string
 }
 
 // Unknown returns the warnings for the properties under f's Properties

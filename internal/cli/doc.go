@@ -10,8 +10,12 @@
 //   - root.go: Main, the table of subcommands (name, help line, handler)
 //     and the small ones (help, version, list); a run's command line is
 //     parsed there and handed to run.go or fleet.go.
-//   - state.go: State; signals.go: SIGINT and SIGTERM as the run's
-//     lifecycle; exit.go: the exit statuses; errors.go: usage errors.
+//   - state.go: State; signals.go: SIGINT, SIGTERM and SIGQUIT as the
+//     run's lifecycle, SIGHUP handed to hangup.go, where a run goes on
+//     without its terminal; exit.go: the exit statuses; errors.go: usage
+//     errors.
+//   - files.go: every file a run reads and writes, checked together
+//     before the database (internal/output's Guard).
 //   - parse.go: a run's command line (command, database, flags) into
 //     options (options.go), in one pass over the flags of flags.go; the
 //     coordinator's flags are in fleetflags.go, the live screen's in
@@ -27,6 +31,8 @@
 //   - screen.go: the live screen, its SSH viewers, library logging and
 //     the baseline as the screen draws it.
 //   - report.go: benchtop report, saved exports rendered as HTML.
+//   - attach.go: benchtop attach, a run's live screen taken up again
+//     (tui/attach).
 //   - runmeta.go: the command line with its secrets masked, for the
 //     run's metadata.
 //

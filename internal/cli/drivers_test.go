@@ -9,6 +9,7 @@ import (
 
 	// The adapters and workloads benchtop's main links in
 	// (TestDriversAsMain keeps the two lists one).
+	_ "benchtop/adapters/cassandra"
 	_ "benchtop/adapters/dynamodb"
 	_ "benchtop/adapters/hbase"
 	_ "benchtop/adapters/influx"

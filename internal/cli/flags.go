@@ -131,6 +131,7 @@ func setPropertyFile(o *options, fv *flagValues, path string) error {
 		fv.fileProps[k] = v
 	}
 	o.Workload = baseName(path)
+	o.PropertyFiles = append(o.PropertyFiles, path)
 	return nil
 }
 

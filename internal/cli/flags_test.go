@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"benchtop/engine/steps"
 )
@@ -172,12 +173,22 @@ func TestPropertyPrecedence(t *testing.T) {
 }
 
 func TestSweepBuildsSteps(t *testing.T) {
-	o, err := parseArgs([]string{"run", "memory", "--sweep", "threads=1,2,4", "--step", "2s"})
+	o, err := parseArgs([]string{"run", "memory", "--sweep", "threads=1,2,4", "--step", "2s", "-p", "status.interval=200ms"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.Steps) != 4 || o.Steps[2].N != 4 || o.Steps[2].At.Seconds() != 4 || o.Steps[3].Action != steps.Stop || o.Steps[3].At.Seconds() != 6 {
-		t.Errorf("steps = %+v", o.Steps)
+	if len(o.Steps) != 4 || o.Steps[2].N != 4 || o.Steps[2].At.Seconds() != 4 || o.Steps[3].Action != steps.Stop || o.Steps[3].At.Seconds() != 6 ||
+		len(o.Notes) != 0 {
+		t.Errorf("steps = %+v, notes %q", o.Steps, o.Notes)
+	}
+	// At status.interval 1s a segment needs 5 s to hold 3 steady
+	// intervals: a 3 s step is lengthened, and said.
+	o, err = parseArgs([]string{"run", "memory", "--sweep", "threads=1,2", "--step", "3s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Steps[1].At != 5*time.Second || len(o.Notes) != 1 || !strings.Contains(o.Notes[0], "each value runs 5s") {
+		t.Errorf("steps = %+v, notes %q", o.Steps, o.Notes)
 	}
 }
 

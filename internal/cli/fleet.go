@@ -35,7 +35,14 @@ func fleetRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
-	if err := o.Exports.Check(); err != nil {
+	if err := checkThresholdOps(o.Thresholds, cfg); err != nil { // thresholds.go
+		return st.fail(exitUsage, err)
+	}
+	// Every output (YCSB's exportfile and HDR files too: the coordinator
+	// writes them from the merged figures as one process does) is checked
+	// before the agents are reached (files.go).
+	guard, ycsb, err := checkRunFiles(st, o, cfg)
+	if err != nil {
 		return st.fail(exitUsage, err)
 	}
 	if o.Screen.ServeSSH != "" {
@@ -49,12 +56,6 @@ func fleetRun(st *State, o *options) int {
 	}
 	defer sink.Close()
 	sink.Mask(adapters.SecretValues(o.Props))
-	// YCSB's exporter, exportfile and HDR files, written by the
-	// coordinator from the merged figures as one process writes them.
-	ycsb, err := output.NewYCSB(cfg)
-	if err != nil {
-		return st.fail(exitUsage, err)
-	}
 	token, err := fleet.LoadToken(o.Fleet.TokenFile)
 	if err != nil {
 		return st.fail(exitUsage, err)
@@ -76,6 +77,7 @@ func fleetRun(st *State, o *options) int {
 	cc := fleet.CoordConfig{Config: cfg, Props: o.Props, Label: o.Workload, Token: token, Agents: eps, Log: logw,
 		Meta: engine.CollectMeta(maskArgs(o.Args))}
 	ex := newExports(o)
+	ex.SetStdout(st.Stdout, guard)
 	player := newPlayer(st, o)
 	defer player.Close()
 	runHooks(st, o, player, ex, ycsb, mx).coordinator(&cc)
@@ -98,7 +100,12 @@ func fleetRun(st *State, o *options) int {
 		return exitFailure
 	}
 	st.onSignal(c.Interrupt)
+	lt := newHangup(st, sink, output.ReportPath(o.Exports, cfg.Output.ExportFile, time.Now()), st.Interactive) // the run goes on (hangup.go)
+	st.onHangup(lt.lose)
 	player.Bind(c)
+	for _, n := range o.Notes { // the run is accepted: what it was taken to mean
+		st.tell("%s", n)
+	}
 	// The coordinator's clock starts with Run: the exports start now.
 	if err := ex.Start(time.Now()); err != nil {
 		return st.fail(exitFailure, err)
@@ -106,25 +113,27 @@ func fleetRun(st *State, o *options) int {
 	if !st.Interactive {
 		st.tell("%d agents ready: %s", len(eps), agentNames(c))
 	}
-	results, runErr := runCoordinator(st, c, o, ex)
+	results, runErr := runCoordinator(st, c, o, ex, lt)
 	if runErr != nil {
 		st.tell("%s", adapters.MaskSecretsIn(output.OneLine(runErr), o.Props))
 	}
 	player.Close()
-	code := finishFleet(st, o, c, ex, ycsb, player.Failures(), results, runErr, len(eps))
+	lt.ending(st)
+	code := finishFleet(st, o, c, ex, ycsb, reportTo{guard, lt.report}, player.Failures(), results, runErr, len(eps))
 	var rows *stream.RowCounts
 	if v, _, ok := c.StreamVerdict(); ok {
 		rows = &v.RowCounts
 	}
 	endMetrics(st, o, mx, rows)
+	lt.end(code)
 	return code
 }
 
 // runCoordinator runs the fleet to its end, headless or under the live
 // screen.
-func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Exports) ([]*engine.PhaseResult, error) {
+func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Exports, lt *hangup) ([]*engine.PhaseResult, error) {
 	if st.Interactive {
-		return coordinatorScreen(st.ctx(), c, o, ex)
+		return coordinatorScreen(st.ctx(), c, o, ex, lt)
 	}
 	drained := make(chan struct{})
 	go func() {
@@ -138,11 +147,11 @@ func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Expo
 }
 
 // finishFleet writes the fleet's report and exports once the run is over
-// and returns the exit status: the signal's, exitIncomplete when an agent
-// was lost, exitFailure on an error, an agent's problem, a failed stream
-// verdict or an integrity mismatch, exitThresholds when a --threshold was
-// crossed.
-func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, ycsb *output.YCSB, failed []steps.Failure,
+// and returns the exit status, as a run of one process does (runStatus),
+// with exitIncomplete when an agent was lost and exitFailure on an
+// agent's problem or a failed stream verdict. rt is where the text report
+// goes when the terminal is lost.
+func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, ycsb *output.YCSB, rt reportTo, failed []steps.Failure,
 	results []*engine.PhaseResult, runErr error, agents int) int {
 	if st.Interactive {
 		for _, f := range failed {
@@ -150,17 +159,25 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 		}
 	}
 	info := c.Info()
-	info.Thresholds = o.Thresholds                         // --threshold, judged on the merged run
-	ycsbPaths, err := ycsb.Write(st.Stdout, results, info) // the report, through YCSB's exporter
+	info.Thresholds = o.Thresholds                                  // --threshold, judged on the merged run
+	out, reportFile, reportDone := reportOut(st, rt.guard, rt.path) // hangup.go
+	ycsbPaths, err := ycsb.Write(out, results, info)                // the report, through YCSB's exporter
 	if err != nil {
 		st.tell("%v", err)
 		runErr = err
 	}
-	output.WriteFleetText(st.Stdout, c)
-	output.WriteFleetStream(st.Stdout, c)
-	output.WriteFailedSteps(st.Stdout, failed)
-	o.Baseline.WriteComment(st.Stdout, results, info) // --baseline
+	output.WriteFleetText(out, c)
+	output.WriteFleetStream(out, c)
+	output.WriteFailedSteps(out, failed)
+	o.Baseline.WriteComment(out, results, info) // --baseline
+	if err := reportDone(); err != nil {
+		st.tell("%v", err)
+		runErr, reportFile = err, ""
+	} else if reportFile != "" {
+		ycsbPaths = append(ycsbPaths, reportFile)
+	}
 	doc := output.NewSummary(results, info, o.Baseline)
+	doc.ReportFile = reportFile
 	doc.FleetMembers = output.FleetOf(c)
 	if err := ex.Finish(results, info, doc); err != nil {
 		st.tell("%v", err)
@@ -169,9 +186,9 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	for _, p := range append(ex.Written(), ycsbPaths...) {
 		st.tell("wrote %s", p)
 	}
-	if code := st.signalStatus(); code != 0 {
-		return code
-	}
+	// Every reason is told, and the status that wins is returned
+	// (exit.go's precedence).
+	codes := []int{st.signalStatus(), runFailures(st, o, results)}
 	problems := c.Problems()
 	for _, p := range problems {
 		st.tell("agent %s", p)
@@ -184,18 +201,15 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	}
 	if lost := c.Lost(); len(lost) > 0 {
 		st.tell("incomplete run: %d of %d agents lost: %s", len(lost), agents, strings.Join(lost, ", "))
-		return exitIncomplete
+		codes = append(codes, exitIncomplete)
 	}
 	if runErr != nil || len(problems) > 0 {
-		return exitFailure
+		codes = append(codes, exitFailure)
 	}
-	if n := len(results); n > 0 && results[n-1].Set.Integrity > 0 {
-		return exitFailure
+	if len(results) > 0 && thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
+		codes = append(codes, exitThresholds)
 	}
-	if thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
-		return exitThresholds
-	}
-	return exitOK
+	return exitStatus(codes...)
 }
 
 func agentNames(c *fleet.Coordinator) string {

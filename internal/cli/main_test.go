@@ -35,9 +35,12 @@ func TestMain(m *testing.M) {
 		// What benchtop's main does.
 		os.Exit(Main(strings.Split(args, "\x1f"), os.Stdin, os.Stdout, os.Stderr, sigfirst.C()))
 	}
-	// The tests send no real signals to themselves: ^C must stop go test.
-	signal.Reset(syscall.SIGINT, syscall.SIGTERM)
-	os.Exit(m.Run())
+	// The tests send no real signals to themselves: ^C must stop go test,
+	// and its SIGQUIT on a timeout dump the goroutines.
+	signal.Reset(syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP)
+	code := m.Run()
+	removeBuilt() // files_test.go
+	os.Exit(code)
 }
 
 // A signal while the program starts (before Main) is caught: the process

@@ -14,13 +14,15 @@ type options struct {
 	DB       string
 	Props    map[string]string
 	Workload string // label, from the last -P file
-	Headless bool
-	Status   bool         // -s
-	Exports  output.Paths // --json, --timeseries, --hdr-log, --html
-	Theme    string
-	Steps    []steps.Step
-	NoArgs   bool     // benchtop alone: the live screen on the memory store
-	Args     []string // as given, for the run's metadata (masked there)
+	// PropertyFiles are the -P files, inputs no output may write over.
+	PropertyFiles []string
+	Headless      bool
+	Status        bool         // -s
+	Exports       output.Paths // --json, --timeseries, --hdr-log, --html
+	Theme         string
+	Steps         []steps.Step
+	NoArgs        bool     // benchtop alone: the live screen on the memory store
+	Args          []string // as given, for the run's metadata (masked there)
 	// --duration and --threshold (thresholds.go).
 	Duration   time.Duration
 	Thresholds []string
@@ -29,6 +31,9 @@ type options struct {
 	BaselineFiles []string
 	Baseline      *output.Baseline
 	Fleet         fleetFlags // --agents, --ssh, ... (fleetflags.go)
+	// Notes are said on stderr before the run: what the command line was
+	// taken to mean where it was changed (a --step lengthened).
+	Notes []string
 	// --metrics, --metrics-push, ... (metricsflags.go)
 	Metrics metricsFlags
 	// Demo is the scenario of benchtop demo (demo.go), nil otherwise.

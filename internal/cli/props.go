@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"benchtop/adapters"
 	"benchtop/engine"
+	"benchtop/engine/marks"
 	"benchtop/engine/steps"
 	"benchtop/internal/output"
 )
@@ -67,9 +69,12 @@ func assembleProps(o *options, fv *flagValues) error {
 	}
 	durationProps(o.Duration, props) // --duration (thresholds.go)
 	if fv.sweep != "" || fv.step != "" {
-		sw, err := steps.ParseSweep(fv.sweep, fv.step)
+		sw, note, err := steps.ParseSweep(fv.sweep, fv.step, minSweepStep(props))
 		if err != nil {
 			return usagef("%v", err)
+		}
+		if note != "" {
+			o.Notes = append(o.Notes, note)
 		}
 		o.Steps = append(o.Steps, sw...)
 		if _, ok := props["operationcount"]; !ok || o.Command == "run" {
@@ -88,6 +93,16 @@ func assembleProps(o *options, fv *flagValues) error {
 	}
 	o.Props = props
 	return nil
+}
+
+// minSweepStep is the shortest --step whose segments can be judged best
+// or knee: the interval after the change (the transition), MinIntervals
+// steady intervals, and one interval more since a change falls anywhere
+// between two ticks. A bad status.interval is left to the configuration,
+// which refuses it.
+func minSweepStep(props map[string]string) time.Duration {
+	iv := adapters.NewReader(adapters.Properties(props)).Seconds("status.interval", time.Second, 100*time.Millisecond, 10*time.Second)
+	return time.Duration(marks.MinIntervals+2) * iv
 }
 
 // defaultWorkloadA is YCSB's workloada with a record count that makes the

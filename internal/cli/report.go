@@ -4,6 +4,7 @@ package cli
 // run's --html writes (internal/output reads them, htmlreport draws).
 
 import (
+	"io"
 	"strings"
 
 	"benchtop/htmlreport"
@@ -81,8 +82,16 @@ func parseReportArgs(args []string) (*reportArgs, error) {
 	case len(a.csvs) > want:
 		return nil, usagef("report: %d --timeseries files for %d runs", len(a.csvs), want)
 	}
-	if err := output.CheckWritable(a.out); err != nil {
-		return nil, usagef("report: -o %s: %v", a.out, err)
+	// The page is a regular file that is none of the inputs (nor the
+	// program), or standard output (-o -).
+	g := output.NewGuard()
+	for _, in := range [][]string{a.jsons, a.hlogs, a.csvs} {
+		for _, f := range in {
+			g.Input("report's input", f)
+		}
+	}
+	if err := g.Output("-o", a.out); err != nil {
+		return nil, usagef("report: %v", err)
 	}
 	return a, nil
 }
@@ -108,11 +117,13 @@ func reportCommand(st *State, args []string) int {
 	} else {
 		rep = htmlreport.Build(runs[0])
 	}
-	if err := htmlreport.WriteFile(a.out, rep); err != nil {
-		st.tell("report: %s", output.OneLine(err))
+	if err := output.WriteFile(a.out, st.Stdout, func(w io.Writer) error { return htmlreport.Render(w, rep) }); err != nil {
+		st.tell("report: -o %s: %s", a.out, output.OneLine(output.PathCause(err)))
 		return exitFailure
 	}
-	st.tell("wrote %s", a.out)
+	if !output.IsStdout(a.out) {
+		st.tell("wrote %s", a.out)
+	}
 	if a.png != "" {
 		paths, err := htmlreport.WritePNGs(rep, a.png)
 		if err != nil {

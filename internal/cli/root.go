@@ -21,6 +21,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan 
 	if err != nil {
 		return st.fail(exitUsage, err)
 	}
+	if !cmd.isRun {
+		st.signals.hangupStops() // a run survives its terminal (hangup.go); other commands stop
+	}
 	return cmd.run(st, rest)
 }
 
@@ -33,17 +36,19 @@ type command struct {
 	summary  string
 	hidden   bool // not in the help
 	run      func(st *State, args []string) int
+	isRun    bool // a run: it goes on when its terminal is lost (SIGHUP)
 }
 
 // commands are benchtop's subcommands. The first is benchtop alone: the
 // live screen on the memory store.
 func commands() []command {
 	return []command{
-		{summary: "live screen: workload A on the embedded memory store", run: runAs("")},
-		{name: "load", synopsis: "load DATABASE [flags]", summary: "YCSB load phase", run: runAs("load")},
-		{name: "run", synopsis: "run  DATABASE [flags]", summary: "YCSB run phase (memory: loads first)", run: runAs("run")},
+		{summary: "live screen: workload A on the embedded memory store", run: runAs(""), isRun: true},
+		{name: "load", synopsis: "load DATABASE [flags]", summary: "YCSB load phase", run: runAs("load"), isRun: true},
+		{name: "run", synopsis: "run  DATABASE [flags]", summary: "YCSB run phase (memory: loads first)", run: runAs("run"), isRun: true},
+		{name: "attach", synopsis: "attach [--list | ID]", summary: "take up a running live screen again (after a lost terminal)", run: attachCommand},
 		{name: "agent", synopsis: "agent --listen ADDR | --stdio", summary: "a client machine of a fleet run (benchtop agent --help)", run: agentCommand},
-		{name: "demo", synopsis: "demo [sim|memory]", summary: "a scripted scenario that plays by itself (on a model server by default)", run: runAs("demo")},
+		{name: "demo", synopsis: "demo [sim|memory]", summary: "a scripted scenario that plays by itself (on a model server by default)", run: runAs("demo"), isRun: true},
 		{name: "verdict", synopsis: "verdict A.json B.json ...", summary: "one verdict on a shared stream's rows from its consumer group's JSON summaries", run: verdictCommand},
 		{name: "list", aliases: []string{"adapters"}, synopsis: "list", summary: "the adapters", run: listCommand},
 		{name: "help", aliases: []string{"-h", "--help", "-help"}, synopsis: "help", run: helpCommand},
@@ -65,9 +70,9 @@ func route(args []string) (command, []string, error) {
 		}
 	}
 	if strings.HasPrefix(args[0], "-") {
-		return command{run: runAs("run")}, args, nil
+		return command{run: runAs("run"), isRun: true}, args, nil
 	}
-	return command{}, nil, usagef("unknown command %q (allowed: load, run, agent, demo, verdict, list, help)", args[0])
+	return command{}, nil, usagef("unknown command %q (allowed: load, run, agent, demo, verdict, attach, list, help)", args[0])
 }
 
 // runAs is the command that runs name: load, run, demo, or "" for

@@ -13,6 +13,7 @@ import (
 	"benchtop/internal/output"
 	"benchtop/internal/output/metrics"
 	"benchtop/liblog"
+	"benchtop/tui/attach"
 )
 
 // openTimeout bounds an adapter's connect.
@@ -23,10 +24,12 @@ type plan struct {
 	runner  *engine.Runner
 	player  *steps.Player
 	exports *output.Exports
-	ycsb    *output.YCSB // exporter, exportfile, HDR files
-	viewers *viewers     // [screen] the snapshot fan-out and SSH viewers
-	note    string       // [screen] who may watch
-	sink    *liblog.Sink // [screen] library logging, never to the terminal
+	ycsb    *output.YCSB  // exporter, exportfile, HDR files
+	viewers *viewers      // [screen] the snapshot fan-out and SSH viewers
+	note    string        // [screen] who may watch
+	sink    *liblog.Sink  // [screen] library logging, never to the terminal
+	guard   *output.Guard // the files read and written (files.go)
+	hangup  *hangup       // a lost terminal, the attach socket (hangup.go)
 }
 
 // localRun validates the configuration, opens the adapter, builds and
@@ -40,12 +43,13 @@ func localRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
-	// The exports' paths are checked before the database, so that a bad
-	// path fails fast; the files are created when the run starts.
-	if err := o.Exports.Check(); err != nil {
+	if err := checkThresholdOps(o.Thresholds, cfg); err != nil { // thresholds.go
 		return st.fail(exitUsage, err)
 	}
-	ycsb, err := output.NewYCSB(cfg) // exporter, exportfile, HDR files
+	// Every output is checked before the database, against the inputs
+	// and the other outputs, so that a bad path fails fast (files.go);
+	// the files are created when the run starts.
+	guard, ycsb, err := checkRunFiles(st, o, cfg) // exports, --log, exportfile, HDR files
 	if err != nil {
 		return st.fail(exitUsage, err)
 	}
@@ -73,8 +77,13 @@ func localRun(st *State, o *options) int {
 	if p == nil {
 		return code
 	}
+	for _, n := range o.Notes { // the run is accepted: what it was taken to mean
+		st.tell("%s", n)
+	}
 	defer p.player.Close()
-	p.sink = sink
+	p.sink, p.guard = sink, guard
+	p.exports.SetStdout(st.Stdout, guard)
+	p.hangup = newHangup(st, sink, output.ReportPath(o.Exports, cfg.Output.ExportFile, p.runner.Info().Start), st.Interactive)
 	if st.Interactive || o.Screen.ServeSSH != "" {
 		// [screen] The snapshots fan out to the screen and, with
 		// --serve-ssh, to SSH viewers.
@@ -87,7 +96,14 @@ func localRun(st *State, o *options) int {
 		}
 	}
 	defer p.viewers.close()
+	if st.Interactive {
+		var srv *attach.Server
+		srv, p.note = startAttach(o, attach.Options{Info: p.runner.Info(), Control: p.runner, Snapshots: p.viewers.b,
+			SaveReport: func() (string, error) { return output.SaveRun(p.runner, p.exports) }, Interval: p.runner.Interval()}, p.note)
+		p.hangup.listen(srv) // [screen] benchtop attach
+	}
 	st.onSignal(p.runner.Interrupt)
+	st.onHangup(p.hangup.lose) // the run goes on (hangup.go)
 	if st.signalled() != nil {
 		return st.notStarted()
 	}
@@ -95,8 +111,9 @@ func localRun(st *State, o *options) int {
 		return st.fail(exitFailure, err)
 	}
 	results, runErr := execute(st, p, o)
-	code = finishRun(st, p, results, runErr)
+	code = finishRun(st, o, p, results, runErr)
 	endMetrics(st, o, mx, metrics.StreamRows(results))
+	p.hangup.end(code) // attached screens get the status and the last lines
 	return code
 }
 
@@ -173,7 +190,7 @@ func checkRepartition(o *options, info engine.Info) error {
 // execute runs to the end, headless or under the live screen.
 func execute(st *State, p *plan, o *options) ([]*engine.PhaseResult, error) {
 	if st.Interactive {
-		res, err := runScreen(st.ctx(), p.runner, o, p.exports, p.viewers, p.note, p.sink)
+		res, err := runScreen(st.ctx(), p, o)
 		libLogNote(p.sink, st.Stderr) // [screen]
 		return res, err
 	}
@@ -194,7 +211,7 @@ func execute(st *State, p *plan, o *options) ([]*engine.PhaseResult, error) {
 
 // finishRun writes the report and the exports and returns the exit
 // status.
-func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) int {
+func finishRun(st *State, o *options, p *plan, results []*engine.PhaseResult, runErr error) int {
 	p.player.Close()
 	failed := p.player.Failures()
 	if st.Interactive {
@@ -205,6 +222,7 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 	if runErr != nil {
 		st.tell("%s", output.OneLine(runErr))
 	}
+	p.hangup.ending(st) // the lines from here on reach the attached screens
 	if len(results) == 0 {
 		// Nothing ran: nothing to report, no export files.
 		p.exports.Discard()
@@ -217,16 +235,28 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 		return exitOK
 	}
 	info := p.runner.Info()
-	ycsbPaths, err := p.ycsb.Write(st.Stdout, results, info) // the report, through YCSB's exporter
+	out, reportFile, reportDone := reportOut(st, p.guard, p.hangup.report) // hangup.go
+	ycsbPaths, err := p.ycsb.Write(out, results, info)                     // the report, through YCSB's exporter
 	if err != nil {
 		st.tell("%v", err)
 		runErr = err
 	}
-	output.WriteFailedSteps(st.Stdout, failed)
+	output.WriteFailedSteps(out, failed)
 	base := p.exports.Baseline()
-	base.WriteComment(st.Stdout, results, info) // --baseline
+	base.WriteComment(out, results, info) // --baseline
+	if err := reportDone(); err != nil {
+		st.tell("%v", err)
+		runErr, reportFile = err, ""
+	} else if reportFile != "" {
+		ycsbPaths = append(ycsbPaths, reportFile)
+	}
 	doc := output.NewSummary(results, info, base).WithFailedSteps(failed)
+	doc.ReportFile = reportFile
 	if err := p.exports.Finish(results, info, doc); err != nil {
+		st.tell("%v", err)
+		runErr = err
+	}
+	if err := p.sink.Err(); err != nil { // --log on a full disk
 		st.tell("%v", err)
 		runErr = err
 	}
@@ -238,31 +268,28 @@ func finishRun(st *State, p *plan, results []*engine.PhaseResult, runErr error) 
 			st.tell("%s", n)
 		}
 	}
-	return runStatus(st, results, info, runErr)
+	return runStatus(st, o, results, info, runErr)
 }
 
-// runStatus: the signal's after a signal, exitFailure after an error, a
-// data-integrity mismatch or a workload's problem, exitThresholds when a
-// threshold was crossed, else exitOK.
-func runStatus(st *State, results []*engine.PhaseResult, info engine.Info, runErr error) int {
-	if c := st.signalStatus(); c != 0 {
-		return c
-	}
+// runStatus tells why the run did not do what was asked, one line each,
+// and returns the status that wins (exit.go's precedence): exitFailure
+// after an error, when the run's data or operations failed (failures.go)
+// or a workload's closing check found a problem; the signal's after a
+// signal; exitThresholds when a threshold was crossed; else exitOK.
+func runStatus(st *State, o *options, results []*engine.PhaseResult, info engine.Info, runErr error) int {
+	codes := []int{st.signalStatus(), runFailures(st, o, results)}
 	if runErr != nil {
-		return exitFailure
+		codes = append(codes, exitFailure)
 	}
 	last := results[len(results)-1]
-	if last.Set.Integrity > 0 {
-		return exitFailure
-	}
 	if last.Closing != nil && len(last.Closing.Problems) > 0 {
 		for _, pr := range last.Closing.Problems {
 			st.tell("%s", pr)
 		}
-		return exitFailure
+		codes = append(codes, exitFailure)
 	}
 	if thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
-		return exitThresholds
+		codes = append(codes, exitThresholds)
 	}
-	return exitOK
+	return exitStatus(codes...)
 }

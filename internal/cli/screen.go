@@ -6,10 +6,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"benchtop/engine"
@@ -19,14 +21,17 @@ import (
 	"benchtop/internal/output"
 	"benchtop/liblog"
 	"benchtop/tui"
+	"benchtop/tui/attach"
 	"benchtop/tui/common"
 	"benchtop/tui/fanout"
 	"benchtop/tui/serve"
 )
 
 // runScreen runs the engine under the live screen and returns the
-// results once the user quit and the terminal is restored.
-func runScreen(ctx context.Context, r *engine.Runner, o *options, ex *output.Exports, vw *viewers, note string, sink *liblog.Sink) ([]*engine.PhaseResult, error) {
+// results once the user quit and the terminal is restored or, when the
+// terminal was lost (hangup.go), once the run is over.
+func runScreen(ctx context.Context, p *plan, o *options) ([]*engine.PhaseResult, error) {
+	r, ex, vw, sink := p.runner, p.exports, p.viewers, p.sink
 	type out struct {
 		res []*engine.PhaseResult
 		err error
@@ -54,12 +59,23 @@ func runScreen(ctx context.Context, r *engine.Runner, o *options, ex *output.Exp
 		SaveReport: func() (string, error) { return output.SaveRun(r, ex) },
 		Interval:   r.Interval(),
 		Viewers:    vw.count(),
-		Notice:     note,
+		Notice:     p.note,
 		Demo:       demo,
 		DemoEnd:    demoEnd,
 		Baseline:   screenBaseline(o.Baseline),
+		Hangup:     p.hangup.screen,
 	})
 	restore()
+	if errors.Is(uiErr, tui.ErrHangup) {
+		// The terminal is gone: the run goes on until its end, an
+		// attached terminal's q, or SIGTERM; standard error goes away
+		// from the terminal (hangup.go).
+		p.hangup.lose() // if the terminal failed before SIGHUP came
+		p.hangup.afterScreen()
+		sub.Close()
+		res := <-done
+		return res.res, res.err
+	}
 	r.Stop()
 	res := <-done
 	if uiErr != nil && res.err == nil {
@@ -68,26 +84,61 @@ func runScreen(ctx context.Context, r *engine.Runner, o *options, ex *output.Exp
 	return res.res, res.err
 }
 
-// coordinatorScreen runs a fleet under the live screen.
-func coordinatorScreen(ctx context.Context, c *fleet.Coordinator, o *options, ex *output.Exports) ([]*engine.PhaseResult, error) {
+// coordinatorScreen runs a fleet under the live screen; when the
+// terminal is lost (lt), until the fleet's run is over.
+func coordinatorScreen(ctx context.Context, c *fleet.Coordinator, o *options, ex *output.Exports, lt *hangup) ([]*engine.PhaseResult, error) {
 	type out struct {
 		res []*engine.PhaseResult
 		err error
 	}
 	done := make(chan out, 1)
+	b := fanout.New(c.Snapshots()) // the screen and the attached ones
+	sub, backlog := b.Subscribe(64)
+	defer sub.Close()
+	save := func() (string, error) { return output.SaveFleet(c, ex) }
+	srv, note := startAttach(o, attach.Options{Info: c.Info(), Control: c, Snapshots: b, SaveReport: save}, "")
+	lt.listen(srv)
 	go func() {
 		res, err := c.Run(ctx)
 		done <- out{res, err}
 	}()
-	uiErr := tui.Run(ctx, tui.Options{Info: c.Info(), Snapshots: c.Snapshots(), Control: c, Theme: o.Theme,
-		Baseline:   screenBaseline(o.Baseline),
-		SaveReport: func() (string, error) { return output.SaveFleet(c, ex) }})
+	uiErr := tui.Run(ctx, tui.Options{Info: c.Info(), Snapshots: sub.C(), Backlog: backlog, Control: c, Theme: o.Theme,
+		Baseline: screenBaseline(o.Baseline), SaveReport: save, Notice: note, Hangup: lt.screen})
+	if errors.Is(uiErr, tui.ErrHangup) {
+		lt.lose() // if the terminal failed before SIGHUP came
+		lt.afterScreen()
+		sub.Close()
+		r := <-done
+		return r.res, r.err
+	}
 	c.Stop()
 	r := <-done
 	if uiErr != nil && r.err == nil {
 		r.err = uiErr
 	}
 	return r.res, r.err
+}
+
+// startAttach opens the run's socket for benchtop attach (tui/attach):
+// ao is the run (Info, Control, Snapshots, SaveReport, Interval), o adds
+// the screen's options. It returns the socket with the note the screen
+// opens with (after note); when the socket cannot be made the run goes
+// on without, and the note says why.
+func startAttach(o *options, ao attach.Options, note string) (*attach.Server, string) {
+	add := func(s string) string {
+		if note == "" {
+			return s
+		}
+		return note + " · " + s
+	}
+	ao.Demo, ao.DemoEnd = demoCaptions(o)
+	ao.Theme, ao.Baseline = o.Theme, screenBaseline(o.Baseline)
+	ao.CommandLine = strings.Join(maskArgs(o.Args), " ")
+	srv, err := attach.Listen(ao)
+	if err != nil {
+		return nil, add("benchtop attach unavailable: " + output.OneLine(err))
+	}
+	return srv, add(fmt.Sprintf("run %d: if this terminal is lost, the run goes on: benchtop attach %d", srv.ID(), srv.ID()))
 }
 
 // viewers is the snapshot fan-out of a run and its SSH viewer server, if

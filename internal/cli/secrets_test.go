@@ -43,6 +43,7 @@ func secretCases(t *testing.T, dir, addr string) map[string][]map[string]string 
 	if err := os.WriteFile(creds, []byte("accessKey = AKIAFAKE\nsecretKey = "+fakeSecret+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	host, port, _ := net.SplitHostPort(addr)
 	return map[string][]map[string]string{
 		"memory": {{"memory.password": fakeSecret}},
 		"null":   {{"null.secretKey": fakeSecret}},
@@ -85,6 +86,11 @@ func secretCases(t *testing.T, dir, addr string) map[string][]map[string]string 
 			{"db.url": "jdbc:mysql://" + addr + "/ycsb?user=u&password=" + fakeSecret},
 			{"db.url": "mysql://u@" + addr + "/ycsb", "db.passwd": fakeSecret},
 			{"db.url": "jdbc:mysql://" + addr + "/a;jdbc:mysql://u:" + fakeSecret + "@" + addr + "/b"}, // YCSB's shards: refused
+		},
+		"cassandra": {
+			{"hosts": host, "port": port, "cassandra.username": "u", "cassandra.password": fakeSecret, "cassandra.connecttimeoutmillis": "500"},
+			{"hosts": host, "port": port, "cassandra.password": fakeSecret}, // refused: no user name
+			{"hosts": host, "port": port, "cassandra.username": "u", "cassandra.password": fakeSecret, "cassandra.readconsistencylevel": "MOST"},
 		},
 	}
 }

@@ -7,18 +7,22 @@ import (
 	"syscall"
 )
 
-// interrupts turns SIGINT and SIGTERM into the run's lifecycle: the first
-// signal cancels ctx (an adapter's open, the run) and calls the hook set
-// by onSignal (the runner's Interrupt); the exit status says which signal
-// came.
+// interrupts turns SIGINT, SIGTERM and SIGQUIT into the run's lifecycle:
+// the first signal cancels ctx (an adapter's open, the run) and calls the
+// hook set by onSignal (the runner's Interrupt); the exit status says
+// which signal came. SIGHUP (the terminal was lost) stops nothing: it
+// calls the hook set by onHangup (a run goes on without its terminal,
+// hangup.go), or for a command that set none is remembered until one is.
 type interrupts struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	quit   chan struct{}
 
-	mu   sync.Mutex
-	got  os.Signal
-	hook func()
+	mu     sync.Mutex
+	got    os.Signal
+	hook   func()
+	hup    bool
+	hupped func() // onHangup's
 }
 
 // watchSignals acts on the signals from ch (nil: none, for tests that run
@@ -45,6 +49,22 @@ func watchSignals(ch <-chan os.Signal) *interrupts {
 
 // take records s (the first signal counts) and acts on it.
 func (in *interrupts) take(s os.Signal) {
+	if s == syscall.SIGHUP {
+		in.mu.Lock()
+		first, f := !in.hup, in.hupped
+		in.hup = true
+		in.mu.Unlock()
+		if first && f != nil {
+			f()
+		}
+		return
+	}
+	in.interrupt(s)
+}
+
+// interrupt records s (the first signal counts), cancels ctx and calls
+// the hook.
+func (in *interrupts) interrupt(s os.Signal) {
 	in.mu.Lock()
 	if in.got == nil {
 		in.got = s
@@ -80,6 +100,25 @@ func (in *interrupts) onSignal(f func()) {
 	}
 }
 
+// onHangup sets what a hangup does from now on; if one came already, f
+// runs at once.
+func (in *interrupts) onHangup(f func()) {
+	in.mu.Lock()
+	in.hupped = f
+	hup := in.hup
+	in.mu.Unlock()
+	if hup && f != nil {
+		f()
+	}
+}
+
+// hungUp tells whether a SIGHUP came.
+func (in *interrupts) hungUp() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.hup
+}
+
 // signal is the first signal received, or nil.
 func (in *interrupts) signal() os.Signal {
 	in.mu.Lock()
@@ -87,14 +126,12 @@ func (in *interrupts) signal() os.Signal {
 	return in.got
 }
 
-// exitCode is 128 + the signal's number (130 for SIGINT, 143 for
-// SIGTERM), or 0 when none came.
+// exitCode is 128 + the signal's number (130 for SIGINT, 131 for
+// SIGQUIT, 143 for SIGTERM; 129 for a SIGHUP that stopped a command other
+// than a run), or 0 when none came.
 func (in *interrupts) exitCode() int {
-	switch in.signal() {
-	case syscall.SIGINT:
-		return 130
-	case syscall.SIGTERM:
-		return 143
+	if s, ok := in.signal().(syscall.Signal); ok {
+		return 128 + int(s)
 	}
 	return 0
 }
@@ -104,10 +141,20 @@ func (in *interrupts) name() string {
 	switch in.signal() {
 	case syscall.SIGINT:
 		return "SIGINT"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
 	}
 	return "a signal"
+}
+
+// hangupStops makes a hangup stop the command as SIGTERM would (status
+// 129): the commands that are not runs.
+func (in *interrupts) hangupStops() {
+	in.onHangup(func() { in.interrupt(syscall.SIGHUP) })
 }
 
 func (in *interrupts) stop() {

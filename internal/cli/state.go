@@ -34,14 +34,21 @@ type State struct {
 	Interactive bool
 
 	signals *interrupts
+	// stderr is Stderr, which a lost terminal (hangup.go) points
+	// elsewhere; stdoutTTY and stderrTTY say which streams a hangup
+	// takes away.
+	stderr               *lockedWriter
+	stdoutTTY, stderrTTY bool
 }
 
 // newState starts watching sigs (nil: none) at once, before any file is
 // read: a signal from then on interrupts whatever stage the command is
 // in.
 func newState(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) *State {
-	return &State{Args: args, Stdin: stdin, Stdout: stdout, Stderr: &lockedWriter{w: stderr},
-		Terminal: isTerminal(stdin) && isTerminal(stdout), signals: watchSignals(sigs)}
+	lw := &lockedWriter{w: stderr}
+	return &State{Args: args, Stdin: stdin, Stdout: stdout, Stderr: lw, stderr: lw,
+		Terminal: isTerminal(stdin) && isTerminal(stdout), stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr),
+		signals: watchSignals(sigs)}
 }
 
 func isTerminal(stream any) bool {
@@ -80,6 +87,14 @@ func (st *State) signalName() string { return st.signals.name() }
 // for SIGTERM), or 0 when none came.
 func (st *State) signalStatus() int { return st.signals.exitCode() }
 
+// onHangup sets what a hangup (SIGHUP) does from now on; if one came
+// already, f runs at once. Until a command sets it, a hangup is only
+// remembered.
+func (st *State) onHangup(f func()) { st.signals.onHangup(f) }
+
+// hungUp tells whether the terminal was lost (SIGHUP).
+func (st *State) hungUp() bool { return st.signals.hungUp() }
+
 // notStarted tells a signal that came before the run started and returns
 // its exit status.
 func (st *State) notStarted() int {
@@ -98,25 +113,46 @@ func (st *State) hideSecrets(props map[string]string) {
 	}
 }
 
-// lockedWriter serialises writes, and masks the secrets it was given.
+// lockedWriter serialises writes, masks the secrets it was given and,
+// when set, sends a copy of what it writes elsewhere (the attached
+// screens, hangup.go).
 type lockedWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
 	secrets []string
+	also    io.Writer
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.secrets) == 0 {
-		return l.w.Write(p)
+	out := p
+	if len(l.secrets) > 0 {
+		s := string(p)
+		for _, v := range l.secrets {
+			s = strings.ReplaceAll(s, v, "****")
+		}
+		out = []byte(s)
 	}
-	s := string(p)
-	for _, v := range l.secrets {
-		s = strings.ReplaceAll(s, v, "****")
+	if l.also != nil {
+		l.also.Write(out)
 	}
-	if _, err := io.WriteString(l.w, s); err != nil {
+	if _, err := l.w.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// set points the writer at w from now on.
+func (l *lockedWriter) set(w io.Writer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w = w
+}
+
+// copyTo sends a copy of every write to w from now on (nil: none).
+func (l *lockedWriter) copyTo(w io.Writer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.also = w
 }

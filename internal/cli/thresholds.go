@@ -6,13 +6,17 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"benchtop/adapters"
 	"benchtop/engine"
 	"benchtop/engine/report"
 	"benchtop/engine/steps"
 	"benchtop/engine/verdict"
+	"benchtop/engine/workload"
 )
 
 // parseDuration reads --duration.
@@ -28,6 +32,29 @@ func parseDuration(v string) (time.Duration, error) {
 func checkThreshold(v string) error {
 	if _, err := verdict.Parse(v); err != nil {
 		return usagef("--threshold: %v", err)
+	}
+	return nil
+}
+
+// checkThresholdOps refuses, before anything is opened, a --threshold
+// naming an operation the workload cannot produce with these properties
+// (a typo such as REED, or UPDATE on a read-only mix): it would never have
+// data and could never pass.
+func checkThresholdOps(exprs []string, cfg *engine.Config) error {
+	f, ok := workload.Lookup(cfg.Workload)
+	if !ok || f.Produces == nil || len(exprs) == 0 {
+		return nil
+	}
+	ops := f.Produces(cfg.Command, adapters.Properties(cfg.Props))
+	if ops == nil {
+		return nil
+	}
+	for _, e := range exprs {
+		t, err := verdict.Parse(e)
+		if err != nil || t.Op == "TOTAL" || slices.ContainsFunc(ops, func(op string) bool { return strings.EqualFold(op, t.Op) }) {
+			continue
+		}
+		return usagef("--threshold %q: this run produces no %s operation (it produces %s; TOTAL for all)", e, t.Op, strings.Join(ops, ", "))
 	}
 	return nil
 }

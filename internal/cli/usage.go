@@ -15,7 +15,7 @@ const usageFlags = `YCSB flags (as ./bin/ycsb takes them):
 
 benchtop flags (also with --):
   --headless         plain output even on a terminal
-  --json FILE        JSON summary (segments, operations, phases)
+  --json FILE        JSON summary (segments, operations, phases); - is standard output
   --timeseries FILE  CSV, one row per interval
   --hdr-log FILE     HdrHistogram interval log
   --html FILE        the report to hand over: one self-contained HTML page
@@ -24,7 +24,8 @@ benchtop flags (also with --):
   --at OFFSET:key=value   scheduled live change: threads, partitions, target, pause, resume, mark, stop
                           e.g. --at 5s:threads=16 --at 10s:partitions=8
   --sweep key=v1,v2,...   a staircase of --at steps, one segment per value (threads, partitions, target)
-  --step DURATION    time per sweep value (default 10s)
+  --step DURATION    time per sweep value (default 10s; at least 5 status intervals, so that
+                     each segment can be judged best or knee)
   --theme NAME       dark, light, high-contrast, colorblind
   --metrics ADDR     serve the live figures to Prometheus at http://ADDR/metrics (e.g. :9464)
   --metrics-push URL push them every interval with Prometheus remote write (docs/metrics.md);
@@ -38,5 +39,6 @@ Fleet flags (run or load from many client machines, each running benchtop agent)
 
 Keys on the live screen: + - threads, > < threads x2 /2, ] [ partitions, } { x2 /2,
 t T target +/-25 %, 0 unlimited, space pause, m mark, r new segment, tab view,
-c theme, w chart window, s save report, ? help, q quit.
+c theme, w chart window, s save report, ? help, q quit. A run goes on when its
+terminal is lost (SIGHUP): benchtop attach takes its screen up again (d detaches).
 `

@@ -6,7 +6,6 @@ package cli
 // its agents' ledgers (internal/output/verdict.go).
 
 import (
-	"path/filepath"
 	"strings"
 
 	"benchtop/engine/stream"
@@ -51,24 +50,17 @@ func parseVerdictArgs(args []string) (*verdictArgs, error) {
 		return nil, usagef("verdict: expected the JSON summaries (--json) of the group's processes, got none\n%s", verdictUsage)
 	}
 	if a.out != "" {
+		// A regular file of its own, none of the summaries read (by file
+		// identity: internal/output's Guard).
+		g := output.NewGuard()
 		for _, in := range a.jsons {
-			if samePath(in, a.out) {
-				return nil, usagef("verdict: --json %s is one of the summaries read (allowed: a file of its own)", a.out)
-			}
+			g.Input("verdict's input", in)
 		}
-		if err := output.CheckWritable(a.out); err != nil {
-			return nil, usagef("verdict: --json %s: %v", a.out, err)
+		if err := g.Output("--json", a.out); err != nil {
+			return nil, usagef("verdict: %v", err)
 		}
 	}
 	return a, nil
-}
-
-// samePath tells whether two paths name one file (as far as their
-// cleaned absolute forms say).
-func samePath(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && aa == bb
 }
 
 // verdictCommand is `benchtop verdict`: exit 0 when every row was
@@ -103,7 +95,11 @@ func verdictCommand(st *State, args []string) int {
 		doc.Members = append(doc.Members, output.VerdictMember{Path: m.Path, Origin: m.Ledger.Origin, Run: m.Ledger.Run, Verdict: m.Verdict})
 	}
 	v := stream.Merge(ledgers...)
-	output.WriteStreamVerdict(st.Stdout, v, 0)
+	text := st.Stdout
+	if output.IsStdout(a.out) {
+		text = st.Stderr // --json - | jq: the JSON alone on stdout
+	}
+	output.WriteStreamVerdict(text, v, 0)
 	doc.Stream = output.FleetStream{Verdict: v, OK: v.OK()}
 	doc.Notes = output.VerdictNotes(v)
 	for _, m := range members {
@@ -119,11 +115,13 @@ func verdictCommand(st *State, args []string) int {
 		st.tell("%s", p)
 	}
 	if a.out != "" {
-		if err := doc.WriteFile(a.out); err != nil {
+		if err := output.WriteFile(a.out, st.Stdout, doc.Write); err != nil {
 			st.tell("verdict: --json %s: %s", a.out, output.OneLine(output.PathCause(err)))
 			return exitFailure
 		}
-		st.tell("wrote %s", a.out)
+		if !output.IsStdout(a.out) {
+			st.tell("wrote %s", a.out)
+		}
 	}
 	if len(doc.Problems) > 0 {
 		st.tell("verdict: FAILED: %d problems across %d processes' ledgers", len(doc.Problems), v.Ledgers)

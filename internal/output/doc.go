@@ -9,8 +9,12 @@
 //
 //   - paths.go: Paths, the export files asked for (--json, --timeseries,
 //     --hdr-log, --html), checked before the database is touched.
+//   - guard.go: Guard, the rules of every output: a regular file, never
+//     through a link, never an input or another output (by file
+//     identity), standard output ("-") for one of them.
 //   - files.go: CheckWritable, and files written whole: into a temporary
-//     file beside the final name, renamed at the end.
+//     file beside the final name, renamed at the end (WriteFile: or to
+//     standard output, in place).
 //   - exports.go: Exports, the run's hooks that stream the time series,
 //     the HDR interval log and the page's recording, and Finish, which
 //     puts every export under its name.
@@ -28,5 +32,6 @@
 //     "# baseline:" line.
 //   - read.go: ReadRun, a run's exports read back for benchtop report.
 //   - save.go: the s key's report so far, saved into the current folder.
+//   - reportfile.go: the text report of a run whose terminal was lost.
 //   - errors.go: OneLine and PathCause, how every message reads an error.
 package output

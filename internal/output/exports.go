@@ -27,12 +27,23 @@ type Exports struct {
 	hdrW     *report.HDRLog
 	html     *liveHTML
 	written  []string // the files written, for the "wrote" lines
+	// stdout takes the export whose path is "-" (IsStdout), written in
+	// place; guard, when set, checks the files a save writes.
+	stdout io.Writer
+	guard  *Guard
 }
 
 // NewExports prepares the exports of p. name labels this run beside the
 // baseline run (nil: none) in the --html comparison.
 func NewExports(p Paths, name string, base *Baseline) *Exports {
 	return &Exports{paths: p, name: name, baseline: base}
+}
+
+// SetStdout sets where an export to standard output ("-") goes, and the
+// Guard that checked the outputs (the s key's saves are checked against
+// it); Start writes nothing to standard output before it is set.
+func (e *Exports) SetStdout(w io.Writer, g *Guard) {
+	e.stdout, e.guard = w, g
 }
 
 // Baseline is the run the exports compare with; nil when none (or no
@@ -86,14 +97,18 @@ func (e *Exports) AgentInterval(agent string, ph engine.Phase, names []string, s
 // recording the page: call it just before the run starts. runStart is the
 // HDR log's start (and the page's).
 func (e *Exports) Start(runStart time.Time) error {
-	if p := e.paths.TimeSeries; p != "" {
+	if p := e.paths.TimeSeries; IsStdout(p) {
+		e.seriesW = report.NewTimeSeries(e.stdoutW())
+	} else if p != "" {
 		t, err := newTempFile(p)
 		if err != nil {
 			return fmt.Errorf("--timeseries %s: %v", p, PathCause(err))
 		}
 		e.series, e.seriesW = t, report.NewTimeSeries(t.f)
 	}
-	if p := e.paths.HDRLog; p != "" {
+	if p := e.paths.HDRLog; IsStdout(p) {
+		e.hdrW = report.NewHDRLog(e.stdoutW(), runStart)
+	} else if p != "" {
 		t, err := newTempFile(p)
 		if err != nil {
 			e.Discard()
@@ -117,6 +132,12 @@ func (e *Exports) Start(runStart time.Time) error {
 // report is complete.
 func (e *Exports) Finish(results []*engine.PhaseResult, info engine.Info, doc *Summary) error {
 	var errs []error
+	if IsStdout(e.paths.TimeSeries) && e.seriesW != nil { // in place
+		errs = append(errs, e.done("--timeseries", "-", e.seriesW.Flush()))
+	}
+	if IsStdout(e.paths.HDRLog) && e.hdrW != nil {
+		errs = append(errs, e.done("--hdr-log", "-", e.hdrW.Flush()))
+	}
 	if e.series != nil {
 		err := e.seriesW.Flush()
 		if err == nil {
@@ -136,23 +157,34 @@ func (e *Exports) Finish(results []*engine.PhaseResult, info engine.Info, doc *S
 		errs = append(errs, e.done("--hdr-log", e.hdr.final, err))
 	}
 	if p := e.paths.JSON; p != "" {
-		err := writeFileAtomic(p, doc.Write)
+		err := WriteFile(p, e.stdoutW(), doc.Write)
 		errs = append(errs, e.done("--json", p, err))
 	}
 	if e.html != nil {
-		err := writeFileAtomic(e.html.path, func(w io.Writer) error { return e.html.render(w, results, info, doc.htmlAgents()) })
+		err := WriteFile(e.html.path, e.stdoutW(), func(w io.Writer) error { return e.html.render(w, results, info, doc.htmlAgents()) })
 		errs = append(errs, e.done("--html", e.html.path, err))
 	}
 	e.series, e.hdr, e.html = nil, nil, nil
 	return errors.Join(errs...)
 }
 
+// done records a file written, or says which could not be.
 func (e *Exports) done(flag, path string, err error) error {
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", flag, path, PathCause(err))
 	}
-	e.written = append(e.written, path)
+	if !IsStdout(path) {
+		e.written = append(e.written, path)
+	}
 	return nil
+}
+
+// stdoutW is where an export to standard output goes.
+func (e *Exports) stdoutW() io.Writer {
+	if e.stdout == nil {
+		return io.Discard
+	}
+	return e.stdout
 }
 
 // Discard removes what Start created: the run produced nothing to keep.

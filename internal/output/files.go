@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 )
 
 // CheckWritable tells whether a file can be created at path: its
 // directory exists and takes a new file, and the name is not a
 // directory. It leaves nothing behind.
 func CheckWritable(path string) error {
-	dir := filepath.Dir(path)
+	dir, base := splitPath(path)
 	st, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("directory %s: %v", dir, PathCause(err))
@@ -24,7 +23,7 @@ func CheckWritable(path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return errors.New("is a directory")
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("cannot write in %s: %v", dir, PathCause(err))
 	}
@@ -41,7 +40,8 @@ type tempFile struct {
 }
 
 func newTempFile(final string) (*tempFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".*.tmp")
+	dir, base := splitPath(final) // beside final as the kernel finds it
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +58,11 @@ func (t *tempFile) commit() error {
 		err = cerr
 	}
 	if err == nil {
+		// What is replaced is what was checked before the run: a link or
+		// a device put there since is left alone.
+		err = CheckOutputFile(t.final)
+	}
+	if err == nil {
 		err = os.Rename(t.f.Name(), t.final)
 	}
 	if err != nil {
@@ -70,6 +75,21 @@ func (t *tempFile) commit() error {
 func (t *tempFile) discard() {
 	t.f.Close()
 	os.Remove(t.f.Name())
+}
+
+// WriteFile writes a whole output: to stdout, written in place, when path
+// is "-" or /dev/stdout (IsStdout), else through a temporary file beside
+// path, renamed to it once complete. On an error nothing is left but
+// what was at path before.
+func WriteFile(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if IsStdout(path) {
+		w := bufio.NewWriter(stdout)
+		if err := write(w); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	return writeFileAtomic(path, write)
 }
 
 // writeFileAtomic writes a whole file through a temporary file beside it.

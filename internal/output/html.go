@@ -22,11 +22,14 @@ type liveHTML struct {
 	name     string
 }
 
-// newLiveHTML checks the path and starts recording; start is the start
-// time of the --hdr-log writer.
+// newLiveHTML checks the path (standard output is written in place at
+// the end) and starts recording; start is the start time of the
+// --hdr-log writer.
 func newLiveHTML(path string, start time.Time, base *Baseline, name string) (*liveHTML, error) {
-	if err := CheckWritable(path); err != nil {
-		return nil, fmt.Errorf("--html %s: %v", path, err)
+	if !IsStdout(path) {
+		if err := CheckWritable(path); err != nil {
+			return nil, fmt.Errorf("--html %s: %v", path, err)
+		}
 	}
 	return &liveHTML{path: path, rec: htmlreport.NewRecorder(start), baseline: base, name: name}, nil
 }

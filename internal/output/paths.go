@@ -1,7 +1,5 @@
 package output
 
-import "fmt"
-
 // Paths are the export files a run was asked for, "" for none.
 type Paths struct {
 	JSON       string // --json: the JSON summary (Summary)
@@ -15,17 +13,25 @@ func (p Paths) flags() []struct{ flag, path string } {
 	return []struct{ flag, path string }{{"--json", p.JSON}, {"--timeseries", p.TimeSeries}, {"--hdr-log", p.HDRLog}, {"--html", p.HTML}}
 }
 
-// Check refuses paths that cannot be written, before anything touches
-// the database (CheckWritable); the error names the flag and the path.
-// It leaves nothing behind.
-func (p Paths) Check() error {
+// Check refuses paths that cannot be written or break the Guard's rules,
+// before anything touches the database, and records them in g; the error
+// names the flag and the path. It leaves nothing behind.
+func (p Paths) Check(g *Guard) error {
 	for _, e := range p.flags() {
-		if e.path == "" {
-			continue
-		}
-		if err := CheckWritable(e.path); err != nil {
-			return fmt.Errorf("%s %s: %v", e.flag, e.path, err)
+		if err := g.Output(e.flag, e.path); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// Streaming names the first export written as the run goes (--timeseries,
+// --hdr-log) whose path is standard output, "" for none.
+func (p Paths) Streaming() string {
+	for _, e := range p.flags()[1:3] {
+		if IsStdout(e.path) {
+			return e.flag
+		}
+	}
+	return ""
 }

@@ -52,6 +52,15 @@ func save(results []*engine.PhaseResult, info engine.Info, e *Exports,
 	live.Interrupted = false
 	results[len(results)-1] = &live
 	base := "benchtop-report-" + time.Now().Format("20060102-150405")
+	var g *Guard
+	if e != nil {
+		g = e.guard
+	}
+	for _, ext := range []string{".txt", ".json", ".html"} {
+		if err := g.Check("save", base+ext); err != nil {
+			return "", fmt.Errorf("save report: %w", err)
+		}
+	}
 	err := writeFileAtomic(base+".txt", func(w io.Writer) error {
 		text(w, results)
 		return nil

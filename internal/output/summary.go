@@ -20,6 +20,9 @@ type Summary struct {
 	*report.Summary
 	FailedSteps []FailedStep    `json:"failed_steps,omitempty"`
 	Baseline    *BaselineMember `json:"baseline,omitempty"`
+	// ReportFile is where the text report went when the run lost its
+	// terminal (SIGHUP): ReportPath.
+	ReportFile string `json:"report_file,omitempty"`
 	*FleetMembers
 	closing *workload.Final // written under closing.JSONKey
 }

@@ -19,28 +19,48 @@ type YCSB struct {
 	hdr *report.HDRFiles
 }
 
-// NewYCSB checks the paths of cfg's outputs before anything touches the
-// database; the error names the property and the path.
-func NewYCSB(cfg *engine.Config) (*YCSB, error) {
+// NewYCSB checks the paths of cfg's outputs with g's rules (recording
+// them there) before anything touches the database; the error names the
+// property and the path. exportfile=- (or /dev/stdout) is standard
+// output, as no exportfile is.
+func NewYCSB(cfg *engine.Config, g *Guard) (*YCSB, error) {
 	y := &YCSB{out: cfg.Output}
 	if f := cfg.Output.ExportFile; f != "" {
-		if err := CheckWritable(f); err != nil {
-			return nil, fmt.Errorf("exportfile %s: %v", f, err)
+		if err := g.Output("exportfile", f); err != nil {
+			return nil, err
+		}
+		if IsStdout(f) {
+			y.out.ExportFile = ""
 		}
 	}
 	if cfg.Output.HDRFiles && cfg.Output.MeasurementType == "hdrhistogram" {
 		prefix := cfg.Output.HDRPath
-		if err := CheckWritable(prefix + "READ.hdr"); err != nil {
-			return nil, fmt.Errorf("hdrhistogram.output.path %q: %v", prefix, err)
+		if err := g.OutputFamily("hdrhistogram.output.path", prefix, ".hdr"); err != nil {
+			return nil, err
 		}
 		phase := engine.PhaseRun
 		if cfg.Command == "load" {
 			phase = engine.PhaseLoad
 		}
 		y.hdr = report.NewHDRFiles(prefix, phase, cfg.MeasurementIntvl, time.Now())
+		// Each file is written beside its name and renamed when complete.
+		y.hdr.Create = func(path string) (io.WriteCloser, error) {
+			t, err := newTempFile(path)
+			if err != nil {
+				return nil, err
+			}
+			return committer{t}, nil
+		}
 	}
 	return y, nil
 }
+
+// committer is a temporary file whose Close puts it under its name.
+type committer struct{ t *tempFile }
+
+func (c committer) Write(p []byte) (int, error) { return c.t.w.Write(p) }
+func (c committer) Close() error                { return c.t.commit() }
+func (c committer) Discard()                    { c.t.discard() }
 
 // Interval writes one interval into the HDR files, if asked for. It
 // matches engine.Options.OnInterval.
@@ -76,7 +96,7 @@ func (y *YCSB) Write(stdout io.Writer, results []*engine.PhaseResult, info engin
 		return paths, e
 	}
 	if e := writeFileAtomic(y.out.ExportFile, func(w io.Writer) error { _, err := w.Write(exp.Bytes()); return err }); e != nil {
-		return paths, fmt.Errorf("exportfile: %w", e)
+		return paths, fmt.Errorf("exportfile %s: %w", y.out.ExportFile, PathCause(e))
 	}
 	return append(paths, y.out.ExportFile), err
 }

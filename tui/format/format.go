@@ -42,6 +42,18 @@ func Duration(d time.Duration) string {
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }
 
+// NoLatency is shown where there is no latency (nothing succeeded in the
+// interval, segment or run): never 0.
+const NoLatency = "–"
+
+// Latency formats d as Duration does, or NoLatency when there is none.
+func Latency(d time.Duration, has bool) string {
+	if !has {
+		return NoLatency
+	}
+	return Duration(d)
+}
+
 // Micros formats a latency given in (fractional) nanoseconds as a float.
 func Micros(ns float64) string { return Duration(time.Duration(ns)) }
 

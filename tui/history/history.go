@@ -82,7 +82,10 @@ func (r *Ring[T]) Tail(n int) []T {
 type Point struct {
 	End  time.Duration // Snapshot.Elapsed: the end of the interval
 	Mid  time.Duration // the middle of the interval, where it is plotted
-	Rate float64       // total ops/s
+	Rate float64       // total ops/s: successful operations (or the workload's own rate)
+	// Failed is failed operations per second in the interval (0: none
+	// failed): the chart's ! marks.
+	Failed float64
 	// Target is the target rate in force at the end of the interval, 0
 	// for unlimited.
 	Target float64
@@ -90,11 +93,13 @@ type Point struct {
 
 // Lat is the latency of one operation type in one interval, in nanoseconds.
 // The intended (coordinated-omission corrected) values are set when the
-// snapshot had them.
+// snapshot had them. OK (IOK) says some operation succeeded: without one
+// there is no latency, drawn as a gap and shown as "–", never 0.
 type Lat struct {
 	P50, P95, P99    float64
 	IP50, IP95, IP99 float64
 	Intended         bool
+	OK, IOK          bool
 }
 
 // ErrorNote is the latest error of a run: its operation, kind, message
@@ -123,9 +128,11 @@ type History struct {
 	// partitioned stream, whose rates are rows consumed.
 	Unit string
 	// CurRate and MeanRate are the newest interval's rate and the mean
-	// since the phase's start, in Unit; intervals spent paused do not
-	// count in the mean (meanRate).
-	CurRate, MeanRate float64
+	// since the phase's start, in Unit: successful operations; intervals
+	// spent paused do not count in the mean (meanRate). CurFailed and
+	// MeanFailed are the failed ones per second.
+	CurRate, MeanRate     float64
+	CurFailed, MeanFailed float64
 	// RateName names what a workload's own rate counts ("Consumed" for
 	// the stream's rows), "" for operations; MBps is the same traffic in
 	// MB/s when the workload knows it.
@@ -190,6 +197,7 @@ func (h *History) Add(s *engine.Snapshot) {
 	h.Last = s
 	rate := s.Total.Interval.Rate
 	h.Unit, h.CurRate, h.MeanRate, h.Stream = "ops/s", rate, s.Total.Cumulative.Rate, nil
+	h.CurFailed, h.MeanFailed = s.Total.Interval.FailedRate, s.Total.Cumulative.FailedRate
 	h.RateName, h.MBps = "", 0
 	if w := s.Workload; w != nil {
 		// A workload's own figure of merit (the stream's rows consumed)
@@ -205,7 +213,7 @@ func (h *History) Add(s *engine.Snapshot) {
 	if rate > h.MaxRate {
 		h.MaxRate = rate
 	}
-	h.points.Push(Point{End: s.Elapsed, Mid: s.Elapsed - s.Interval/2, Rate: rate, Target: s.Target})
+	h.points.Push(Point{End: s.Elapsed, Mid: s.Elapsed - s.Interval/2, Rate: rate, Failed: s.Total.Interval.FailedRate, Target: s.Target})
 	h.fit()
 	for _, op := range s.Ops {
 		r, ok := h.lat[op.Name]
@@ -213,16 +221,15 @@ func (h *History) Add(s *engine.Snapshot) {
 			r = NewRing[Lat](sparkCap)
 			h.lat[op.Name] = r
 		}
-		l := Lat{
-			P50: float64(op.Interval.P50),
-			P95: float64(op.Interval.P95),
-			P99: float64(op.Interval.P99),
+		l := Lat{OK: op.Interval.HasLatency()}
+		if l.OK {
+			l.P50, l.P95, l.P99 = float64(op.Interval.P50), float64(op.Interval.P95), float64(op.Interval.P99)
 		}
-		if op.IntendedInterval != nil {
-			l.Intended = true
-			l.IP50 = float64(op.IntendedInterval.P50)
-			l.IP95 = float64(op.IntendedInterval.P95)
-			l.IP99 = float64(op.IntendedInterval.P99)
+		if it := op.IntendedInterval; it != nil {
+			l.Intended, l.IOK = true, it.HasLatency()
+			if l.IOK {
+				l.IP50, l.IP95, l.IP99 = float64(it.P50), float64(it.P95), float64(it.P99)
+			}
 		}
 		r.Push(l)
 	}

@@ -14,6 +14,9 @@ type KeyMap struct {
 	ScrollUp, ScrollDown                                key.Binding
 	Save, Help, Quit                                    key.Binding
 	Prompt                                              key.Binding
+	// Detach leaves an attached terminal (benchtop attach); the run goes
+	// on.
+	Detach key.Binding
 }
 
 // Keys is the default key map.
@@ -42,6 +45,7 @@ var Keys = KeyMap{
 	Help:            key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 	Quit:            key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	Prompt:          key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "type a value")),
+	Detach:          key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "detach")),
 }
 
 // ViewOnly are the keys a read-only viewer may use: view, theme, window,

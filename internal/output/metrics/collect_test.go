@@ -80,6 +80,7 @@ func interval(okNs []int64, failNs []int64, kinds []string) *measure.Set {
 	}
 	s.Record(measure.Slot(1, measure.OK), 5000)
 	s.Ops = int64(len(okNs)+len(failNs)) + 1
+	s.Failed = int64(len(failNs)) // as the engine counts them
 	return s
 }
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"benchtop/engine"
 	"benchtop/tui/common"
@@ -76,6 +77,14 @@ func (m *Model) line1(h *history.History, s State) string {
 		state = st.Warn.Render("❚❚ paused")
 	case snap == nil:
 		state = st.Muted.Render("○ starting")
+	case snap.NoSuccess >= engine.OutageIntervals:
+		// Operations are attempted and none succeeds: an outage (the run
+		// will exit 1), not a run that merely slowed down.
+		d := format.Span(time.Duration(snap.NoSuccess) * snap.Interval)
+		state = st.Alarm.Render("✗ outage " + d)
+		if w >= 100 {
+			state = st.Alarm.Render("✗ outage · nothing succeeded for " + d)
+		}
 	default:
 		state = st.Good.Render("● running")
 	}
@@ -173,12 +182,13 @@ func (m *Model) line2(h *history.History, s State) string {
 	w := m.width
 	snap := h.Last
 	var threads, partitions int
-	var target, cur, mean float64
+	var target, cur, mean, failed float64
 	var errs int64
 	if snap != nil {
 		threads, partitions, target = snap.Threads, snap.Partitions, snap.Target
 		cur = h.CurRate
 		mean = h.MeanRate
+		failed = h.CurFailed
 		errs = snap.Total.Cumulative.Errors
 	}
 	want := func(n int) string {
@@ -219,9 +229,14 @@ func (m *Model) line2(h *history.History, s State) string {
 	if unit == "" {
 		unit = "ops/s"
 	}
+	// The rate is successful operations; failed ones beside it when any
+	// failed in the interval.
 	nowS := st.Accent.Render(format.SI(cur)) + st.Label.Render(" "+unit)
 	if h.MBps > 0 {
 		nowS += "  " + st.Value.Render(fmt.Sprintf("%.0f", h.MBps)) + st.Label.Render(" MB/s")
+	}
+	if failed > 0 {
+		nowS += "  " + st.Label.Render("failed ") + st.Alarm.Render(format.SI(failed)+"/s")
 	}
 	meanS := st.Label.Render("mean ") + st.Value.Render(format.SI(mean))
 	maxS := st.Label.Render("max ") + st.Value.Render(format.SI(h.MaxRate))

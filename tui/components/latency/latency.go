@@ -172,14 +172,16 @@ func (m *Model) row(h *history.History, r Row, nameW, sparkW, sparkH int, wide b
 	// shown at its end: on one scale with intended latency in seconds,
 	// service times of microseconds drew flat.
 	top := 0.0
+	lastOK := false // the newest interval had a latency (something succeeded)
 	for _, p := range pts {
 		vals := [3]float64{p.P50, p.P95, p.P99}
+		lastOK = p.OK
 		if r.Intended {
-			vals = [3]float64{p.IP50, p.IP95, p.IP99}
+			vals, lastOK = [3]float64{p.IP50, p.IP95, p.IP99}, p.IOK
 		}
 		for i := range 3 {
 			top = max(top, vals[i])
-			series[i] = append(series[i], vals[i])
+			series[i] = append(series[i], vals[i]) // 0 where none: a gap
 		}
 	}
 	styles := [3]lipgloss.Style{st.P50, st.P95, st.P99}
@@ -209,11 +211,11 @@ func (m *Model) row(h *history.History, r Row, nameW, sparkW, sparkH int, wide b
 			}
 			b.WriteString(cells[i][y])
 			if y == sparkH-1 {
-				cur := 0.0
-				if n := len(series[i]); n > 0 {
-					cur = series[i][n-1]
+				cur := format.NoLatency // nothing succeeded in the newest interval
+				if n := len(series[i]); n > 0 && lastOK {
+					cur = format.Micros(series[i][n-1])
 				}
-				b.WriteString(" " + st.Value.Render(pad(format.Micros(cur), 6)))
+				b.WriteString(" " + st.Value.Render(pad(cur, 6)))
 			} else {
 				b.WriteString(strings.Repeat(" ", 7))
 			}

@@ -1,6 +1,7 @@
 // Package opstable draws the operations table: per operation type the
-// count, rate and latency summary since the start of the phase, the same
-// figures the final report gives.
+// count, rate (successful operations per second) and latency summary
+// since the start of the phase, the same figures the final report gives;
+// "–" where nothing succeeded.
 package opstable
 
 import (
@@ -91,6 +92,11 @@ func (m *Model) Render(h *history.History) {
 			if !wide {
 				name = latency.ShortName(name)
 			}
+			if u := m.ctx.Info.OpUnits[op.Name]; u != "" && wide {
+				name += " (" + u + ")" // its ops/s are batches/s: said
+			} else if u != "" {
+				name += " " + u[:1]
+			}
 			lines = append(lines, m.row(cols, name, op.Cumulative, true))
 			if m.ShowIntended && op.IntendedCumulative != nil && s.Target > 0 {
 				lines = append(lines, m.row(cols, " intended", *op.IntendedCumulative, false))
@@ -128,10 +134,7 @@ func (m *Model) row(cols []col, name string, s engine.Stats, counts bool) string
 		b.WriteString(style.Render(right(v, cols[i].w)))
 	}
 	dur := func(d time.Duration) string {
-		if s.Count == 0 {
-			return "-"
-		}
-		return format.Duration(d)
+		return format.Latency(d, s.HasLatency()) // "–" where nothing succeeded
 	}
 	count := ""
 	rate := ""

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"benchtop/engine"
+	"benchtop/engine/marks"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
 	"benchtop/tui/history"
@@ -54,6 +55,9 @@ func Height(s *engine.Snapshot, bordered bool) int {
 				summary++
 			}
 		}
+		if s.SegmentsNote != "" {
+			summary++
+		}
 	}
 	h := frame + 1 + n
 	if summary > 0 {
@@ -84,7 +88,11 @@ func (m *Model) Render(h *history.History) {
 	}
 	l := m.layoutFor(segs, iw)
 	lines := []string{m.header(l)}
-	summary := m.summary(segs)
+	note := ""
+	if h.Last != nil {
+		note = h.Last.SegmentsNote
+	}
+	summary := m.summary(segs, note)
 	rows := ih - 1 - len(summary)
 	if len(summary) > 0 {
 		rows-- // a blank line before the summary
@@ -224,8 +232,12 @@ func (m *Model) header(l layout) string {
 	var hb strings.Builder
 	debt := -1 // the line's leading space is the first column's
 	for _, c := range l.cols {
+		title := c.title
+		if title == "ops/s" {
+			title = m.rateUnit(c.w)
+		}
 		var v string
-		v, debt = cell(c, c.title, debt)
+		v, debt = cell(c, title, debt)
 		hb.WriteString(v)
 	}
 	if l.changeW > 0 {
@@ -237,8 +249,9 @@ func (m *Model) header(l layout) string {
 	return m.ctx.Styles.TableHeader.Render(hb.String())
 }
 
-// summary are the lines under the table: the answer in words.
-func (m *Model) summary(segs []engine.Segment) []string {
+// summary are the lines under the table: the answer in words, and when
+// best is undecided, why (note).
+func (m *Model) summary(segs []engine.Segment, note string) []string {
 	st := m.ctx.Styles
 	if len(segs) == 0 {
 		return []string{st.Muted.Render(" No segment yet: each change of threads, partitions or target (or r) starts one.")}
@@ -246,7 +259,7 @@ func (m *Model) summary(segs []engine.Segment) []string {
 	var out []string
 	for _, s := range segs {
 		if s.Best {
-			out = append(out, st.Best.Render("★ best")+" "+st.Text.Render(describe(s)))
+			out = append(out, st.Best.Render("★ best")+" "+st.Text.Render(m.describe(s)))
 		}
 	}
 	for _, s := range segs {
@@ -254,6 +267,9 @@ func (m *Model) summary(segs []engine.Segment) []string {
 			out = append(out, st.Knee.Render("← knee")+" "+st.Text.Render("#"+strconv.Itoa(s.Index)+
 				": from here p99 grows faster than throughput"))
 		}
+	}
+	if note != "" {
+		out = append(out, st.Muted.Render(note))
 	}
 	return out
 }
@@ -269,10 +285,25 @@ func (m *Model) visible(n, rows int) (start, end int) {
 	return max(0, end-rows), end
 }
 
-func describe(s engine.Segment) string {
+func (m *Model) describe(s engine.Segment) string {
 	return "#" + strconv.Itoa(s.Index) + ": " + plural(s.Threads, "thread") + ", " +
 		plural(s.Partitions, "partition") + ", target " + format.Target(s.Target) +
-		" → " + format.SI(s.OpsPerSec) + " ops/s, p99 " + format.Duration(s.P99)
+		" → " + format.SI(s.OpsPerSec) + " " + m.rateUnit(99) + ", p99 " + format.Latency(s.P99, s.HasLatency)
+}
+
+// rateUnit is the unit of the segments' rate in w cells at most: ops/s,
+// or the workload's own (the time series' records/s, rec/s when narrow).
+func (m *Model) rateUnit(w int) string {
+	u := m.ctx.Info.RateUnit
+	if u == "" {
+		return "ops/s"
+	}
+	if common.Width(u) >= w {
+		if i := strings.Index(u, "/"); i > 3 {
+			return u[:3] + u[i:]
+		}
+	}
+	return u
 }
 
 // cell is v in its column: left-aligned, or right-aligned after at least
@@ -309,9 +340,9 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 		strconv.Itoa(s.Partitions),
 		format.TargetShort(s.Target),
 		format.SI(s.OpsPerSec),
-		format.Duration(s.P50),
-		format.Duration(s.P95),
-		format.Duration(s.P99),
+		format.Latency(s.P50, s.HasLatency),
+		format.Latency(s.P95, s.HasLatency),
+		format.Latency(s.P99, s.HasLatency),
 		format.Int(s.Errors),
 		format.KnownPercent(s.CPU),
 	}
@@ -319,13 +350,15 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 		vals[6] = format.Int(int64(s.OpsPerSec + 0.5))
 	}
 	if hasColumn(cols, "p99 int") {
-		vals[9] = format.Duration(s.ServiceP99)
+		vals[9] = format.Latency(s.ServiceP99, s.HasLatency)
 		if s.ServiceP99 == 0 {
-			vals[9] = format.Duration(s.P99)
+			vals[9] = format.Latency(s.P99, s.HasLatency)
 		}
 		ip := "-"
-		if s.Target > 0 && s.IntendedP99 > 0 {
+		if s.Target > 0 && s.IntendedP99 > 0 && s.HasLatency {
 			ip = format.Duration(s.IntendedP99)
+		} else if s.Target > 0 && !s.HasLatency {
+			ip = format.NoLatency
 		}
 		vals = append(vals[:10], append([]string{ip}, vals[10:]...)...)
 		if !hasColumn(cols, "p50") {
@@ -366,15 +399,19 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 		}
 		b.WriteString("  " + st.ChartLine.Render(strings.Repeat("█", n)) + strings.Repeat(" ", barW-n))
 	}
-	var marks []string
+	var tags []string
 	if s.Best {
-		marks = append(marks, st.Best.Render("★ best"))
+		tags = append(tags, st.Best.Render("★ best"))
 	}
 	if s.Knee {
-		marks = append(marks, st.Knee.Render("← knee"))
+		tags = append(tags, st.Knee.Render("← knee"))
 	}
-	if len(marks) > 0 {
-		b.WriteString("  " + strings.Join(marks, " "))
+	if len(tags) == 0 && s.State != "" && s.State != marks.Qualified {
+		// Not judged by the rules: say so rather than skip it silently.
+		tags = append(tags, st.Muted.Render("("+string(s.State)+")"))
+	}
+	if len(tags) > 0 {
+		b.WriteString("  " + strings.Join(tags, " "))
 	}
 	return b.String()
 }
@@ -413,8 +450,12 @@ func (m *Model) deltas(s engine.Segment) []string {
 	if !ok {
 		return []string{"-", "-"}
 	}
-	p99 := float64(s.P99) / 1e3 // µs, as the summary holds it
-	return []string{common.SignedPct(common.PctChange(g.OpsPerSec, s.OpsPerSec)), common.SignedPct(common.PctChange(g.P99US, p99))}
+	dp99 := "-"
+	if s.HasLatency && g.P99US != nil {
+		p99 := float64(s.P99) / 1e3 // µs, as the summary holds it
+		dp99 = common.SignedPct(common.PctChange(*g.P99US, p99))
+	}
+	return []string{common.SignedPct(common.PctChange(g.OpsPerSec, s.OpsPerSec)), dp99}
 }
 
 func hasColumn(cols []column, title string) bool {

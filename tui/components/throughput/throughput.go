@@ -1,6 +1,7 @@
-// Package throughput draws the rolling chart of total ops/s per interval
-// with every control change and mark as a marker on the time axis, so that
-// cause and effect line up.
+// Package throughput draws the rolling chart of successful operations per
+// second per interval (goodput: failed operations are not throughput)
+// with every control change and mark as a marker on the time axis, and a
+// ! where operations failed, so that cause and effect line up.
 package throughput
 
 import (
@@ -103,7 +104,7 @@ func (m *Model) Render(h *history.History) {
 	if bl != nil {
 		blVals = BaselineColumns(bl.Spans, firstK, bucket, graphW)
 	}
-	axis, labels, legend := m.axis(h.Events(), span, bucket, firstK, graphW)
+	axis, labels, legend := m.axis(h.Events(), FailedColumns(h.Points(), firstK, bucket, graphW), span, bucket, firstK, graphW)
 	extra := 0
 	if blRow {
 		extra = 1
@@ -209,6 +210,27 @@ func Columns(pts *history.Ring[history.Point], end, window time.Duration, n int)
 		targets = append(targets, prevT)
 	}
 	return vals, targets, b, firstK
+}
+
+// FailedColumns tells, for each of the n columns from bucket number
+// firstK (as Columns lays them out), whether an interval in it had failed
+// operations: the ! marks on the time axis.
+func FailedColumns(pts *history.Ring[history.Point], firstK int64, bucket float64, n int) []bool {
+	out := make([]bool, n)
+	if bucket <= 0 {
+		return out
+	}
+	for i := pts.Len() - 1; i >= 0; i-- {
+		p := pts.At(i)
+		k := int64(math.Floor(p.Mid.Seconds() / bucket))
+		if k < firstK {
+			break
+		}
+		if idx := k - firstK; idx < int64(n) && p.Failed > 0 {
+			out[idx] = true
+		}
+	}
+	return out
 }
 
 // NiceStep rounds v up to 1, 2, 2.5 or 5 times a power of ten: a step
@@ -328,7 +350,7 @@ func (m *Model) chart(vals, targets, baseline []float64, w, h int) []string {
 	return common.CanvasLines(&c.Canvas)
 }
 
-func (m *Model) axis(evs *history.Ring[engine.Event], span time.Duration, bucket float64, firstK int64, n int) (axis, labels, legend string) {
+func (m *Model) axis(evs *history.Ring[engine.Event], failed []bool, span time.Duration, bucket float64, firstK int64, n int) (axis, labels, legend string) {
 	st := m.ctx.Styles
 	cells := make([]string, n)
 	kinds := make([]int, n) // 0 none, 1 tick, 2 marker, 3 alarm
@@ -383,6 +405,12 @@ func (m *Model) axis(evs *history.Ring[engine.Event], span time.Duration, bucket
 					cells[col] = strconv.Itoa(k)
 				}
 			}
+		}
+	}
+	// Failed operations: a ! where no change or mark is drawn.
+	for i := range cells {
+		if i < len(failed) && failed[i] && kinds[i] != 2 {
+			cells[i], kinds[i] = "!", 3
 		}
 	}
 	var ax strings.Builder

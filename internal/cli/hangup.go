@@ -1,0 +1,148 @@
+package cli
+
+// A run survives its terminal. On SIGHUP (a dropped SSH session, a
+// closed terminal window) the live screen lets go of the terminal and the
+// run goes on: it ends as it would have (its duration, operation count or
+// maxexecutiontime) or, with no end, when a terminal attached to it
+// (benchtop attach) quits it, or on SIGTERM; its exit status is its own.
+// What would have gone to the lost terminal goes elsewhere: benchtop's
+// lines to --log (or nowhere), the text report to a file beside the
+// exports (output.ReportPath), named in the JSON summary and in
+// `benchtop attach --list`.
+
+import (
+	"io"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"benchtop/internal/output"
+	"benchtop/liblog"
+	"benchtop/tui/attach"
+)
+
+// loseTerminal points benchtop's lines away from the lost terminal: to
+// log (--log, or nowhere). A write to a pipe whose reader went with the
+// session (benchtop ... | tee) fails from now on instead of killing the
+// process (SIGPIPE).
+func (st *State) loseTerminal(log *liblog.Sink) {
+	signal.Ignore(syscall.SIGPIPE)
+	if !st.stderrTTY {
+		return
+	}
+	if log == nil {
+		st.stderr.set(io.Discard)
+		return
+	}
+	st.stderr.set(log)
+}
+
+// loseFD2 points the process's file descriptor 2, which libraries write
+// to, at log too when it was the lost terminal; never restored.
+func (st *State) loseFD2(log *liblog.Sink) {
+	if st.stderrTTY && log != nil {
+		_, _ = log.CaptureStderr()
+	}
+}
+
+// hangup is what a lost terminal does to a run, and the run's attach
+// socket (benchtop attach), which is told.
+type hangup struct {
+	once   sync.Once
+	screen chan struct{} // closed: the live screen lets go (tui.Options.Hangup)
+	// report is where the text report goes if standard output was the
+	// lost terminal.
+	report string
+	// lose is the handler: streams away from the terminal, the screen
+	// let go, the attach socket told (its list shows the report's path).
+	// The screen calls it too when the terminal fails before the signal
+	// comes, and then afterScreen, once it has let go of the terminal.
+	lose, afterScreen func()
+
+	mu   sync.Mutex
+	lost bool
+	srv  *attach.Server // nil without
+	// detached is what the socket says once the terminal is lost.
+	detached string
+}
+
+// newHangup prepares a run for the loss of its terminal: what goes to
+// stderr goes to log (--log; nil: nowhere) from then on; report is the
+// text report's path; screen: the run is on the live screen, which holds
+// file descriptor 2 while it is up.
+func newHangup(st *State, log *liblog.Sink, report string, screen bool) *hangup {
+	h := &hangup{screen: make(chan struct{}), report: report}
+	if st.stdoutTTY {
+		h.detached = report
+	}
+	h.afterScreen = func() { st.loseFD2(log) }
+	h.lose = func() {
+		h.once.Do(func() {
+			st.loseTerminal(log)
+			if !screen {
+				st.loseFD2(log)
+			}
+			close(h.screen)
+			h.mu.Lock()
+			h.lost = true
+			srv := h.srv
+			h.mu.Unlock()
+			if srv != nil {
+				srv.Detached(h.detached)
+			}
+		})
+	}
+	return h
+}
+
+// listen takes the run's attach socket (nil: none).
+func (h *hangup) listen(srv *attach.Server) {
+	h.mu.Lock()
+	h.srv = srv
+	lost := h.lost
+	h.mu.Unlock()
+	if lost && srv != nil {
+		srv.Detached(h.detached)
+	}
+}
+
+// ending says the run writes its report: the lines told from now on
+// reach the attached screens.
+func (h *hangup) ending(st *State) {
+	h.mu.Lock()
+	srv := h.srv
+	h.mu.Unlock()
+	if srv != nil {
+		srv.Ending()
+		st.stderr.copyTo(srv)
+	}
+}
+
+// end gives the attached screens the exit status and closes the socket.
+func (h *hangup) end(code int) {
+	h.mu.Lock()
+	srv := h.srv
+	h.mu.Unlock()
+	srv.Close(code) // nil: nothing
+}
+
+// reportTo is where a run's text report may go: the Guard that checks
+// it, and the file for a lost terminal.
+type reportTo struct {
+	guard *output.Guard
+	path  string
+}
+
+// reportOut is where the text report goes: once the terminal that was
+// standard output is lost, the report file; else reportWriter's (files.go).
+// done puts the file in place; file is its path ("" when there is none).
+func reportOut(st *State, g *output.Guard, reportPath string) (w io.Writer, file string, done func() error) {
+	if st.hungUp() && st.stdoutTTY {
+		rf, err := output.CreateReport(reportPath, g)
+		if err != nil {
+			return io.Discard, "", func() error { return err }
+		}
+		return rf, rf.Path, rf.Close
+	}
+	return reportWriter(st, g), "", func() error { return nil }
+}
