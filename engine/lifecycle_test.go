@@ -45,6 +45,41 @@ func TestDeadlineHoldsWhenSamplingIsSlow(t *testing.T) {
 	}
 }
 
+// Every interval ends after the one before it, the last one too: when a
+// tick was taken after the stop (its snapshot and the stop ready at once),
+// the last interval, the grace, is not dated back at the stop, where it
+// would end with the tick's (two HDR log intervals of one end, two
+// samples of one timestamp in a metrics push, which Prometheus refuses).
+// A slow snapshot hook keeps a tick ready whenever the deadline comes, so
+// each run has even odds of the case.
+func TestLastIntervalEndsAfterTheTickBeforeIt(t *testing.T) {
+	for run := range 4 {
+		db := &fakeDB{}
+		cfg := testConfig(t, "run", map[string]string{"threadcount": "2", "maxexecutiontime": "1", "operationcount": "0"})
+		var ends []time.Time
+		slow := func(*Snapshot) { time.Sleep(150 * time.Millisecond) }
+		record := func(_ Phase, _ []string, _, end time.Time, _ *measure.Set) { ends = append(ends, end) }
+		r, err := New(cfg, db, Options{Host: sharedHost, OnSnapshot: []func(*Snapshot){slow},
+			OnInterval: []func(Phase, []string, time.Time, time.Time, *measure.Set){record}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for range r.Snapshots() {
+			}
+		}()
+		if _, err := r.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(ends); i++ {
+			if !ends[i].After(ends[i-1]) {
+				t.Fatalf("run %d: interval %d of %d ends at %v, not after the one before it (%v)",
+					run, i, len(ends), ends[i].Format("15:04:05.000000"), ends[i-1].Format("15:04:05.000000"))
+			}
+		}
+	}
+}
+
 // With IntervalData, every snapshot carries its interval's histograms;
 // merged, they equal the phase's cumulative measurements exactly, and a
 // snapshot survives encoding.

@@ -121,13 +121,14 @@ func runMetrics(t *testing.T, bin string, scrape func(text string), args ...stri
 }
 
 // reportCounts are the report's per-operation counts: successes
-// (Return=OK), failures (every other Return=) and errors by kind.
+// (Return=OK), failures (every other Return=) and errors by kind (the
+// "# [OP], Errors(kind), N" comment lines).
 type reportCounts struct {
 	ok, failed int64
 	kinds      map[string]int64
 }
 
-var reportLine = regexp.MustCompile(`^\[([A-Z-]+)\], (Return=([A-Z_]+)|Errors\((\w+)\)), (\d+)$`)
+var reportLine = regexp.MustCompile(`^(?:# )?\[([A-Z-]+)\], (Return=([A-Z_]+)|Errors\((\w+)\)), (\d+)$`)
 
 func readReportCounts(report string) map[string]*reportCounts {
 	out := map[string]*reportCounts{}
@@ -243,7 +244,7 @@ func checkP99(t *testing.T, api, sel string, log map[int64]float64, pushed bool)
 			inLog = inLog || p == v
 		}
 		if pushed || !inLog {
-			t.Errorf("{%s}: p99 %v s at %d is no interval's p99 in the HDR log (last interval before it: %v)", sel, v, ms, i)
+			t.Errorf("{%s}: p99 %v s at %d is no interval's p99 in the HDR log (last interval before it: %v; the log: %v)", sel, v, ms, i, log)
 		}
 	}
 	if len(res[0].Values) < 3 || (pushed && matched < 3) {
