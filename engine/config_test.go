@@ -76,7 +76,7 @@ func TestCorePropertiesAreRead(t *testing.T) {
 	}
 }
 
-// pacing.grid: a duration (a bare number in µs), 0 to 10 ms, 20 µs when
+// pacing.grid: a duration (a bare number in µs), 0 to 10 ms, none when
 // not given; anything else is a ConfigError naming it.
 func TestPacingGrid(t *testing.T) {
 	for v, want := range map[string]time.Duration{"": DefaultPacingGrid, "0": 0, "50": 50 * time.Microsecond, "1ms": time.Millisecond, "2.5us": 2500} {
