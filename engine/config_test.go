@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"benchtop/adapters"
 )
 
 // dotransactions decides the phase as YCSB's -load (false) and -t (true)
@@ -70,5 +73,29 @@ func TestCorePropertiesAreRead(t *testing.T) {
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "core_workload_insertion_retry_limt") || !strings.Contains(warns[0], "core_workload_insertion_retry_limit") {
 		t.Errorf("warnings = %q, want one for the misspelt name with its close match", warns)
+	}
+}
+
+// pacing.grid: a duration (a bare number in µs), 0 to 10 ms, none when
+// not given; anything else is a ConfigError naming it.
+func TestPacingGrid(t *testing.T) {
+	for v, want := range map[string]time.Duration{"": DefaultPacingGrid, "0": 0, "50": 50 * time.Microsecond, "1ms": time.Millisecond, "2.5us": 2500} {
+		props := map[string]string{"recordcount": "10"}
+		if v != "" {
+			props["pacing.grid"] = v
+		}
+		c, _, err := NewConfig("run", "fake", props)
+		if err != nil {
+			t.Errorf("pacing.grid=%q: %v", v, err)
+		} else if c.PacingGrid != want {
+			t.Errorf("pacing.grid=%q: %v, want %v", v, c.PacingGrid, want)
+		}
+	}
+	for _, v := range []string{"-1", "11ms", "soon"} {
+		_, _, err := NewConfig("run", "fake", map[string]string{"recordcount": "10", "pacing.grid": v})
+		var ce *adapters.ConfigError
+		if !errors.As(err, &ce) || ce.Key != "pacing.grid" {
+			t.Errorf("pacing.grid=%q: %v, want a ConfigError on pacing.grid", v, err)
+		}
 	}
 }

@@ -23,6 +23,11 @@ type plan struct {
 	tickNs  atomic.Int64 // per-worker ns between operations, 0 = unpaced
 	workers atomic.Int64 // the n the tick was planned for
 	phase   float64      // [0, 1): set before the workers start, then only read
+	// grid is pacing.grid in ns (0: none), set before the workers start.
+	// A schedule uses at most half its tick of it, so that one worker's
+	// operations never share a grid point (they would queue behind each
+	// other, and the grid would show in their latency).
+	grid int64
 }
 
 // replan sets the per-worker tick for a total target over n workers
@@ -59,6 +64,7 @@ type schedule struct {
 	epoch int64 // the plan epoch this schedule follows; -1 before the first
 	slot  int64 // the worker's index: which share of the tick it starts at
 	tick  int64 // ns between operations, 0 = unpaced
+	grid  int64 // intended starts are rounded up to a multiple of it (0: not)
 	start int64
 	done  int64
 }
@@ -77,6 +83,7 @@ func (s *schedule) next(pl *plan, clock func() int64) (intended int64, paced boo
 	if e := pl.epoch.Load(); e != s.epoch {
 		s.epoch = e
 		s.tick = pl.tickNs.Load()
+		s.grid = min(pl.grid, s.tick/2)
 		s.start = clock()
 		if s.tick > 0 {
 			s.start += pl.offset(s.slot, s.tick)
@@ -87,6 +94,9 @@ func (s *schedule) next(pl *plan, clock func() int64) (intended int64, paced boo
 		return 0, false
 	}
 	intended = s.start + s.done*s.tick
+	if g := s.grid; g > 0 && intended > 0 {
+		intended = (intended + g - 1) / g * g
+	}
 	s.done++
 	return intended, true
 }
@@ -104,8 +114,9 @@ func (s *schedule) stale(pl *plan) bool { return pl.epoch.Load() != s.epoch }
 const precisePacing = 2 * time.Millisecond
 
 // waitUntil waits until the clock reaches intended. The wait is queued
-// with the pool's waker (the worker parks; see waker), which wakes it
-// just before; the last few µs are spun with runtime.Gosched. Without a
+// with the pool's waker (the worker parks; see waker), which wakes it at
+// intended; a wait of a few µs at most is spun with runtime.Gosched
+// instead. Without a
 // waker (tests) a long wait uses a Go timer up to its last stretch, which
 // is a nanosleep: Go's timers fire on a millisecond grid here (a 20 µs
 // sleep takes ~1 ms when the process is idle), which would add up to a
@@ -144,7 +155,7 @@ func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() in
 	for d > spinPacing {
 		if ws.waker == nil {
 			sleepPrecise(time.Duration(d))
-		} else if !ws.waitWaker(pl, wake, intended, d) {
+		} else if !ws.waitWaker(pl, wake, intended) {
 			return 0, false
 		}
 		t = now()
@@ -158,26 +169,13 @@ func (ws *wstate) waitUntil(pl *plan, wake func() <-chan struct{}, now func() in
 	return t, true
 }
 
-// waitWaker is one pacing wait with the pool's waker: the worker sleeps
-// on its own thread when it is the only one waiting and the wait is short
-// (see soloWaiters), else it queues with the dispatcher and parks. It
-// returns false when wake fired or the plan changed (a solo sleep sees it
-// when it ends).
-func (ws *wstate) waitWaker(pl *plan, wake func() <-chan struct{}, intended, d int64) bool {
+// waitWaker is one pacing wait with the pool's waker: the worker queues
+// its intended start with the dispatcher and parks. It returns false when
+// wake fired or the plan changed.
+func (ws *wstate) waitWaker(pl *plan, wake func() <-chan struct{}, intended int64) bool {
 	ch := wake()
 	if ws.sched.stale(pl) {
 		return false
-	}
-	solo := ws.waker.enter()
-	defer ws.waker.leave()
-	if solo && d <= int64(precisePacing) {
-		sleepSolo(d - wakeEarly) // the caller's Gosched spin takes the last µs
-		select {
-		case <-ch:
-			return false
-		default:
-		}
-		return !ws.sched.stale(pl)
 	}
 	ws.waker.add(intended, ws.wakeC)
 	select {

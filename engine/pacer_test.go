@@ -137,3 +137,44 @@ func TestWaitUntilWokenByChange(t *testing.T) {
 		t.Fatalf("woken after %v, want well before the 1 s slot", d)
 	}
 }
+
+// With a pacing grid, every intended start is a multiple of the grid, at
+// or after its start on the plan and less than one grid step later: the
+// workers due within one step are woken together, and the rate stays the
+// target's (no start drifts). The grid is at most half a worker's tick.
+func TestScheduleOnGrid(t *testing.T) {
+	for _, tc := range []struct {
+		target  float64
+		workers int
+		grid    int64
+	}{
+		{150000, 12, 20_000}, // a tick of 80 µs: a multiple of the grid
+		{100000, 7, 30_000},  // 70 µs: not a multiple
+		{20000, 1, 20_000},   // 50 µs: the grid is at most half of it
+		{1e6, 1, 20_000},     // 1 µs: the grid is at most half of it (500 ns)
+	} {
+		var pl plan
+		pl.grid = tc.grid
+		pl.phase = 0.37
+		pl.replan(tc.target, tc.workers)
+		tick := int64(float64(tc.workers) * 1e9 / tc.target)
+		grid := min(tc.grid, tick/2)
+		for id := range tc.workers {
+			s := newWorkerSchedule(id)
+			var ungridded schedule = newWorkerSchedule(id)
+			var nogrid plan
+			nogrid.phase = pl.phase
+			nogrid.replan(tc.target, tc.workers)
+			for k := range 1000 {
+				got, _ := s.next(&pl, at(12_345))
+				want, _ := ungridded.next(&nogrid, at(12_345))
+				if grid == 0 && got != want || grid > 0 && (got%grid != 0 || got < want || got >= want+grid) {
+					t.Fatalf("%+v worker %d op %d: intended %d, want the first multiple of %d from %d", tc, id, k, got, grid, want)
+				}
+				if d := want - (12_345 + nogrid.offset(int64(id), tick)); d != int64(k)*tick {
+					t.Fatalf("%+v: the plan without a grid drifted (%d)", tc, d)
+				}
+			}
+		}
+	}
+}

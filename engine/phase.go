@@ -77,8 +77,9 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	pl := &p.pool
 	pl.name, pl.wl, pl.base = name, wl, nanotime()
 	pl.plan.phase = rand.Float64()
+	pl.plan.grid = int64(env.cfg.PacingGrid)
 	pl.wake = make(chan struct{})
-	pl.waker = newWaker(pl.now)
+	pl.waker = newWaker(pl.now, pl.base)
 	pl.opCtx, pl.opCancel = context.WithCancel(context.Background())
 	pl.onIdle = p.finish
 	switch name {

@@ -1,88 +1,85 @@
 package engine
 
 import (
-	"runtime"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// sleeper is the dispatcher's sleep: ppoll on an eventfd, which takes a
-// timeout in ns and returns early when interrupt writes the eventfd.
+// sleeper is the dispatcher's sleep on Linux: a blocking read of a
+// timerfd on the monotonic clock, armed at the absolute time of the
+// earliest queued wait. A timerfd's expiry takes no timer slack (a
+// thread's slack, 50 µs by default, applies to timed sleeps and poll
+// timeouts, not to timerfd timers), so nothing is set per sleep or per
+// thread, wherever the dispatcher goroutine runs; and a worker queueing a
+// wait earlier than the one armed re-arms the timer (one timerfd_settime)
+// without waking the dispatcher. A sleep is one read system call, a
+// wake-up time one timerfd_settime.
+//
+// The read is a system call of the dispatcher's own, not a wait in Go's
+// netpoller: a timerfd in the netpoller is seen only when a thread polls
+// it, which the scheduler does when it runs out of work (or every 10 ms,
+// its monitor), so that with the scheduler's Ps busy (workers catching up
+// after a stall) the wake-ups came milliseconds late (tried: intended p99
+// 5-10x worse at 1,000 workers).
 type sleeper struct {
-	fd  int // -1: no eventfd, naps instead (see sleeper_other.go)
-	nap napper
+	fd  int // -1: no timerfd, naps instead (see sleeper_nap.go)
+	nap *napper
 }
 
-func newSleeper() sleeper {
-	fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+func newSleeper() *sleeper {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_CLOEXEC)
 	if err != nil {
-		return sleeper{fd: -1, nap: newNapper()}
+		return &sleeper{fd: -1, nap: newNapper()}
 	}
-	return sleeper{fd: fd}
+	return &sleeper{fd: fd}
 }
 
-// preciseSlack sets the calling thread's timer slack to 1 µs (Linux's
-// default, 50 µs, would be added to every wake-up). A goroutine may move
-// between threads, so it is set before each sleep; the setting stays with
-// the thread, which only makes its other timed sleeps more precise.
-func preciseSlack() { _ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1000, 0, 0, 0) }
+// arm sets the timer to expire at the monotonic time at (nanotime()'s
+// clock), replacing the time set before; at <= 0 expires at once. The
+// caller holds the waker's lock (one arm at a time).
+func (s *sleeper) arm(at int64) {
+	if s.fd < 0 {
+		s.nap.arm(at)
+		return
+	}
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(max(at, 1))} // 0 would disarm it
+	_ = unix.TimerfdSettime(s.fd, unix.TFD_TIMER_ABSTIME, &spec, nil)
+}
 
-func (s sleeper) release() {
+// disarm stops the timer: the next sleep lasts until an arm.
+func (s *sleeper) disarm() {
+	if s.fd < 0 {
+		s.nap.disarm()
+		return
+	}
+	var spec unix.ItimerSpec
+	_ = unix.TimerfdSettime(s.fd, unix.TFD_TIMER_ABSTIME, &spec, nil)
+}
+
+// sleep returns once the time armed has come (at once if it has), or
+// after an arm for a time that has. It may return early (EINTR).
+func (s *sleeper) sleep() {
+	if s.fd < 0 {
+		s.nap.sleep()
+		return
+	}
+	var buf [8]byte
+	_, _ = unix.Read(s.fd, buf[:])
+}
+
+func (s *sleeper) release() {
 	if s.fd >= 0 {
 		_ = unix.Close(s.fd)
 	}
 }
 
-// sleep waits d ns (d < 0: until interrupted), or less when interrupted.
-func (s sleeper) sleep(d int64) {
-	if s.fd < 0 {
-		s.nap.sleep(d)
-		return
-	}
-	preciseSlack()
-	fds := []unix.PollFd{{Fd: int32(s.fd), Events: unix.POLLIN}}
-	var ts *unix.Timespec
-	if d >= 0 {
-		t := unix.NsecToTimespec(d)
-		ts = &t
-	}
-	if n, _ := unix.Ppoll(fds, ts, nil); n > 0 {
-		var buf [8]byte
-		_, _ = unix.Read(s.fd, buf[:])
-	}
-}
-
-func (s sleeper) interrupt() {
-	if s.fd < 0 {
-		s.nap.interrupt()
-		return
-	}
-	one := [8]byte{1}
-	_, _ = unix.Write(s.fd, one[:])
-}
-
-// sleepSolo is a worker's own sleep of d ns (see soloWaiters): a nanosleep
-// on whatever thread runs the goroutine, with a 1 µs timer slack. It
-// yields first, for the reason the waker's dispatcher does: a goroutine
-// this one readied (a memory store's lock released) would otherwise wait
-// on this P through the sleep, and through the next ones: a worker
-// sleeping alone while 7 others waited for a lock it had released kept
-// them from a core for 20 ms (go tool trace).
-func sleepSolo(d int64) {
-	if d <= 0 {
-		return
-	}
-	runtime.Gosched()
-	preciseSlack()
-	sleepPrecise(time.Duration(d))
-}
-
-// sleepPrecise sleeps d in a nanosleep system call, which wakes within
-// the thread's timer slack instead of on the Go runtime's millisecond
-// timer grid. The goroutine's thread blocks meanwhile; the scheduler
-// hands its P to other goroutines as for any system call.
+// sleepPrecise sleeps d in a nanosleep system call (the pacer's wait
+// without a waker, in tests), which wakes within the thread's timer slack
+// instead of on the Go runtime's millisecond timer grid. The goroutine's
+// thread blocks meanwhile; the scheduler hands its P to other goroutines
+// as for any system call.
 func sleepPrecise(d time.Duration) {
 	ts := syscall.NsecToTimespec(int64(d))
 	for {

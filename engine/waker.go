@@ -4,16 +4,16 @@ import (
 	"math"
 	"runtime"
 	"sync"
-	"sync/atomic"
 )
 
 // waker wakes paced workers at their intended starts, for the last
 // stretch of a pacing wait (the part a Go timer cannot time: its timers
 // fire on the netpoller's millisecond grid when the process is idle).
 // A worker queues its intended start and parks on its channel, a
-// goroutine parking like any other; one dispatcher goroutine sleeps in
-// one interruptible system call (1 µs timer slack) until the earliest
-// start queued and wakes every worker then due.
+// goroutine parking like any other; one dispatcher goroutine sleeps until
+// a timer armed just before the earliest start queued (a timerfd on
+// Linux: see sleeper), spins to it, and wakes every worker then due, in
+// one turn.
 //
 // The workers it wakes go to the run queue of the scheduler's P the
 // dispatcher runs on, and a goroutine in a system call keeps its P: had
@@ -22,15 +22,22 @@ import (
 // back, which it does only when the system call spans two of its ticks
 // (20 µs to 10 ms apart): at 4096 workers, 1 % of them waited 10-20 ms
 // for a core with a core idle (go tool trace). So it yields before every
-// sleep (runtime.Gosched: the P runs what is queued on it, the dispatcher
-// waits its turn on the global queue), and it is not locked to an OS
+// sleep (runtime.Gosched: the P runs what is queued on it, the
+// dispatcher waits its turn on the global queue), and sleeps only after a
+// turn that woke nobody. (Yielding only after a turn that woke workers,
+// and sleeping at once otherwise, took 2-3x the context switches and
+// futex calls per operation at 12 workers and 150,000 ops/s: perf stat.)
+// It is not locked to an OS
 // thread (a locked goroutine's yield hands its P and thread over through
-// two futex wake-ups); it sets the timer slack of whichever thread it is
-// on before each sleep.
+// two futex wake-ups); the timerfd needs no per-thread setting.
 //
-// Before the waker, each worker slept the stretch in a nanosleep of its
-// own: an OS thread blocked per waiting worker (hundreds at 4096
-// workers), a system call and a hand-off of the scheduler's P per
+// Before the timerfd, the dispatcher slept in ppoll on an eventfd: the
+// thread's timer slack had to be set to 1 µs (prctl) before every sleep,
+// since the goroutine moves between threads, and a worker queueing an
+// earlier start woke the dispatcher through the eventfd only for it to
+// sleep again. Before the waker, each worker slept the stretch in a
+// nanosleep of its own: an OS thread blocked per waiting worker (hundreds
+// at 4096 workers), a system call and a hand-off of the scheduler's P per
 // operation, and the default 50 µs timer slack on every wake-up.
 //
 // The dispatcher starts with the first wait and ends with close (the
@@ -39,37 +46,15 @@ import (
 // per operation.
 type waker struct {
 	clock func() int64
+	base  int64 // clock() + base is nanotime(), the timer's clock
 
 	mu      sync.Mutex
 	q       []waitEntry // min-heap on at
-	target  int64       // what the dispatcher sleeps until; MaxInt64: idle
+	armed   int64       // the start the timer is armed for; MaxInt64: none
 	started bool
 	closed  bool
-	sl      sleeper
-
-	waiting atomic.Int32 // workers in a pacing wait (enter, leave)
+	sl      *sleeper
 }
-
-// soloWaiters is how many workers may be waiting at once for one of them
-// to sleep its wait on its own thread instead of queueing with the
-// dispatcher. With one worker the dispatcher costs more than it saves: an
-// eventfd write to interrupt it, its own wake-up, then the futex wake of a
-// thread for the worker: at 1 thread and 1,000 ops/s about 60 µs of CPU
-// per paced operation more than a nanosleep of the worker's own (docs/performance.md). A solo sleeper blocks an OS thread and, when its sleep
-// ends, needs a P back: letting 8 workers sleep so at 8 threads and
-// 100,000 ops/s halved the CPU per operation but took intended p99 from
-// ~0.5 ms to ~40 ms, and letting one of them (while the other 7 queued)
-// took it to ~6 ms. So a worker sleeps on its own only when it is the
-// only one waiting; with more, all queue (4096 workers stay on a few
-// threads). (Those figures predate the yields before each sleep, which
-// took intended p99 at 8 threads to 0.4-1.1 ms; docs/performance.md.)
-const soloWaiters = 1
-
-// enter counts a worker into a wait and tells whether it may sleep on its
-// own thread (see soloWaiters); leave counts it out.
-func (w *waker) enter() (solo bool) { return w.waiting.Add(1) <= soloWaiters }
-
-func (w *waker) leave() { w.waiting.Add(-1) }
 
 // waitEntry is one queued wait: the worker's buffered channel gets a token
 // at (or just before) at.
@@ -78,20 +63,22 @@ type waitEntry struct {
 	ch chan struct{}
 }
 
-// wakeEarly is how early the dispatcher wakes a worker: about what the
-// scheduler takes to run a readied goroutine. The worker spins the rest
-// (runtime.Gosched), so it never starts before its intended time.
+// wakeEarly is how early the dispatcher's timer fires before the earliest
+// start queued: about what a wake-up takes. The dispatcher spins the rest
+// and wakes the workers then due, so that none starts before its
+// intended time.
 const wakeEarly = 2000 // ns
 
 // spinPacing is the longest wait a worker spins instead of queueing.
 const spinPacing = 3000 // ns
 
-func newWaker(clock func() int64) *waker {
-	return &waker{clock: clock, target: math.MaxInt64}
+// newWaker is a waker on clock, which reads nanotime() - base.
+func newWaker(clock func() int64, base int64) *waker {
+	return &waker{clock: clock, base: base, armed: math.MaxInt64}
 }
 
-// add queues a wake-up of ch at at; it interrupts the dispatcher's sleep
-// when at comes before what it sleeps until.
+// add queues a wake-up of ch at at; it re-arms the dispatcher's timer
+// when at comes before the start it is armed for.
 func (w *waker) add(at int64, ch chan struct{}) {
 	w.mu.Lock()
 	if w.closed {
@@ -108,26 +95,26 @@ func (w *waker) add(at int64, ch chan struct{}) {
 		w.sl = newSleeper()
 		go w.run()
 	}
-	interrupt := at < w.target
-	if interrupt {
-		w.target = at
+	if at < w.armed {
+		w.armAt(at)
 	}
-	sl := w.sl
 	w.mu.Unlock()
-	if interrupt {
-		sl.interrupt()
-	}
+}
+
+// armAt arms the timer for a start at at. The caller holds mu.
+func (w *waker) armAt(at int64) {
+	w.armed = at
+	w.sl.arm(at - wakeEarly + w.base)
 }
 
 // close ends the dispatcher once the workers are gone; queued workers are
 // woken.
 func (w *waker) close() {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.closed = true
-	started, sl := w.started, w.sl
-	w.mu.Unlock()
-	if started {
-		sl.interrupt()
+	if w.started {
+		w.sl.arm(0) // at once
 	}
 }
 
@@ -142,6 +129,21 @@ func (w *waker) run() {
 		runtime.Gosched()
 		w.mu.Lock()
 		now := w.clock()
+		if !w.closed && len(w.q) > 0 {
+			if at := w.q[0].at; at > now && at-now <= wakeEarly {
+				// The timer fired early (wakeEarly, for the wake-up's own
+				// latency): the dispatcher spins the rest, one goroutine
+				// for the whole batch, rather than every worker woken
+				// early spinning with runtime.Gosched (each yield a trip
+				// through the global run queue, and as many as there are
+				// workers due).
+				w.mu.Unlock()
+				for now < at {
+					now = w.clock()
+				}
+				w.mu.Lock()
+			}
+		}
 		woke := w.wakeDue(now)
 		if w.closed {
 			w.mu.Unlock()
@@ -151,14 +153,15 @@ func (w *waker) run() {
 			w.mu.Unlock()
 			continue
 		}
-		d := int64(-1) // idle: until interrupted
-		w.target = math.MaxInt64
-		if len(w.q) > 0 {
-			w.target = w.q[0].at
-			d = w.target - wakeEarly - now // > 0: wakeDue took what was due
+		// The timer has expired, or is armed for the earliest start still.
+		switch {
+		case len(w.q) == 0:
+			w.armed = math.MaxInt64 // an expired timer stays quiet
+		case w.q[0].at != w.armed:
+			w.armAt(w.q[0].at)
 		}
 		w.mu.Unlock()
-		w.sl.sleep(d) // an add before target interrupts it
+		w.sl.sleep() // an add before armed re-arms it
 	}
 }
 
@@ -166,7 +169,7 @@ func (w *waker) run() {
 // reports whether it woke any. The caller holds mu.
 func (w *waker) wakeDue(now int64) bool {
 	woke := false
-	for len(w.q) > 0 && (w.closed || w.q[0].at <= now+wakeEarly) {
+	for len(w.q) > 0 && (w.closed || w.q[0].at <= now) {
 		e := w.pop()
 		select {
 		case e.ch <- struct{}{}:

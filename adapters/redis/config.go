@@ -77,7 +77,7 @@ func readConfig(r *adapters.Reader) Config {
 		PoolSize:  r.Int(PropPoolSize, 2048, 1, 1<<16),
 		Timeout:   r.Duration(PropTimeout, 5*time.Second, time.Millisecond, time.Millisecond, 24*time.Hour),
 		Index:     r.Bool(PropIndex, true),
-		Strict:    r.Bool(PropStrict, true),
+		Strict:    r.Bool(PropStrict, false),
 		BatchSize: r.Int(PropBatchSize, 100, 1, 100000),
 		Client:    r.Choice(PropClient, ClientBenchtop, ClientBenchtop, ClientGoRedis),
 	}

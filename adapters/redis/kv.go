@@ -153,8 +153,9 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 	return nil
 }
 
-// Insert writes a record (replacing any record of that key) and indexes
-// its key, in one transaction.
+// Insert writes a record's fields and indexes its key: HSET and ZADD, as
+// YCSB's redis binding does; with redis.strict=true in one transaction
+// that replaces the whole record.
 func (db *DB) Insert(ctx context.Context, table, key string, values []adapters.Field) error {
 	if db.lean != nil {
 		return db.leanInsert(ctx, table, key, values)
@@ -165,7 +166,7 @@ func (db *DB) Insert(ctx context.Context, table, key string, values []adapters.F
 		}
 		return nil
 	}
-	_, err := db.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+	_, err := db.pipelined(ctx, func(p goredis.Pipeliner) error {
 		db.queueInsert(ctx, p, table, key, values)
 		return nil
 	})
@@ -191,12 +192,13 @@ func (db *DB) queueInsert(ctx context.Context, p goredis.Pipeliner, table, key s
 // BatchSize is redis.batchsize: records per InsertBatch pipeline.
 func (db *DB) BatchSize() int { return db.cfg.BatchSize }
 
-// InsertBatch inserts records in one MULTI/EXEC pipeline.
+// InsertBatch inserts records in one pipeline: each record's commands
+// as Insert's (one MULTI/EXEC around them all with redis.strict=true).
 func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.Record) error {
 	if len(records) == 0 {
 		return nil
 	}
-	_, err := db.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+	_, err := db.pipelined(ctx, func(p goredis.Pipeliner) error {
 		for _, r := range records {
 			db.queueInsert(ctx, p, table, r.Key, r.Fields)
 		}
@@ -208,13 +210,24 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 	return nil
 }
 
-// Delete removes a record and its index entry.
+// pipelined runs fn's commands in one pipeline: a MULTI/EXEC transaction
+// with redis.strict=true, plain (as YCSB's binding sends them one by one,
+// only without waiting for each reply) otherwise.
+func (db *DB) pipelined(ctx context.Context, fn func(goredis.Pipeliner) error) ([]goredis.Cmder, error) {
+	if db.cfg.Strict {
+		return db.client.TxPipelined(ctx, fn)
+	}
+	return db.client.Pipelined(ctx, fn)
+}
+
+// Delete removes a record and its index entry: DEL and ZREM (in one
+// MULTI/EXEC with redis.strict=true).
 func (db *DB) Delete(ctx context.Context, table, key string) error {
 	if db.lean != nil {
 		return db.leanDelete(ctx, table, key)
 	}
 	var del *goredis.IntCmd
-	_, err := db.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+	_, err := db.pipelined(ctx, func(p goredis.Pipeliner) error {
 		del = p.Del(ctx, hashKey(table, key))
 		if db.cfg.Index {
 			p.ZRem(ctx, indexKey(table), key)

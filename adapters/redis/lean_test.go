@@ -143,6 +143,7 @@ func TestLeanClosed(t *testing.T) {
 // EVAL, and succeeds; so does the next one (EVALSHA again).
 func TestLeanUpdateReloadsScript(t *testing.T) {
 	base, db := openLean(t, 1)
+	db.cfg.Strict = true
 	ctx := context.Background()
 	key := fmt.Sprintf("bt-lean-script-%d", time.Now().UnixNano())
 	if err := db.Insert(ctx, "usertable", key, []adapters.Field{{Name: "f", Value: []byte("v")}}); err != nil {

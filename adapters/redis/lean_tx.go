@@ -7,12 +7,15 @@ import (
 	"benchtop/adapters"
 )
 
-// Insert and Delete on the lean client: their MULTI/EXEC transactions
-// written in one system call, and every reply read, whatever its errors.
+// Insert and Delete on the lean client. By default (redis.strict=false)
+// they are YCSB's redis binding's commands, HSET then ZADD to the index
+// (DEL then ZREM), pipelined: written in one system call, each reply read.
+// With redis.strict=true they are one MULTI/EXEC, so that the record and
+// its index entry change together and an insert replaces the whole record.
 
-// leanInsert is Insert's commands on the lean client: a plain HSET
-// (redis.strict=false, redis.index=false), or one MULTI/EXEC of DEL (strict),
-// HSET and ZADD (index), written in one system call.
+// leanInsert is Insert's commands on the lean client: HSET, then ZADD
+// with the key index (redis.index); strict, one MULTI/EXEC of DEL, HSET
+// and ZADD. Either way one write system call.
 func (db *DB) leanInsert(ctx context.Context, table, key string, values []adapters.Field) error {
 	strict, index := db.cfg.Strict, db.cfg.Index
 	if !strict && !index && len(values) == 0 {
@@ -20,11 +23,8 @@ func (db *DB) leanInsert(ctx context.Context, table, key string, values []adapte
 	}
 	queued := 0
 	err := db.lean.do(ctx, func(b cmdBuf) cmdBuf {
-		tx := strict || index
-		if tx {
-			b = b.cmd(1).str("MULTI")
-		}
 		if strict {
+			b = b.cmd(1).str("MULTI")
 			b = b.cmd(2).str("DEL").hashKey(table, key)
 			queued++
 		}
@@ -39,13 +39,13 @@ func (db *DB) leanInsert(ctx context.Context, table, key string, values []adapte
 			b = b.cmd(4).str("ZADD").str(indexKey(table)).str("0").str(key)
 			queued++
 		}
-		if tx {
+		if strict {
 			b = b.cmd(1).str("EXEC")
 		}
 		return b
 	}, func(r *respReader) error {
-		if !strict && !index {
-			return r.skip()
+		if !strict {
+			return readPipelined(r, queued, nil)
 		}
 		return readTx(r, queued, nil)
 	})
@@ -55,26 +55,37 @@ func (db *DB) leanInsert(ctx context.Context, table, key string, values []adapte
 	return nil
 }
 
-// leanDelete is Delete's MULTI/EXEC of DEL and ZREM on the lean client.
+// leanDelete is Delete's DEL and, with the key index, ZREM on the lean
+// client: pipelined, or one MULTI/EXEC with redis.strict=true.
 func (db *DB) leanDelete(ctx context.Context, table, key string) error {
-	index := db.cfg.Index
+	strict, index := db.cfg.Strict, db.cfg.Index
+	queued := 1
+	if index {
+		queued = 2
+	}
 	var del int64
+	elem0 := func(r *respReader) error {
+		var err error
+		del, err = r.expect(':')
+		return err
+	}
 	err := db.lean.do(ctx, func(b cmdBuf) cmdBuf {
-		b = b.cmd(1).str("MULTI").cmd(2).str("DEL").hashKey(table, key)
+		if strict {
+			b = b.cmd(1).str("MULTI")
+		}
+		b = b.cmd(2).str("DEL").hashKey(table, key)
 		if index {
 			b = b.cmd(3).str("ZREM").str(indexKey(table)).str(key)
 		}
-		return b.cmd(1).str("EXEC")
-	}, func(r *respReader) error {
-		queued := 1
-		if index {
-			queued = 2
+		if strict {
+			b = b.cmd(1).str("EXEC")
 		}
-		return readTx(r, queued, func(r *respReader) error {
-			var err error
-			del, err = r.expect(':')
-			return err
-		})
+		return b
+	}, func(r *respReader) error {
+		if !strict {
+			return readPipelined(r, queued, elem0)
+		}
+		return readTx(r, queued, elem0)
 	})
 	if err != nil {
 		return fmt.Errorf("redis: delete %q: %w", key, classify(err))
@@ -83,6 +94,32 @@ func (db *DB) leanDelete(ctx context.Context, table, key string) error {
 		return fmt.Errorf("redis: delete %q: %w", key, adapters.WithKind(adapters.KindNotFound, adapters.ErrNotFound))
 	}
 	return nil
+}
+
+// readPipelined reads the replies to n pipelined commands, all of them
+// whatever their errors (so that the connection stays in step), and
+// returns the first error reply. elem0, if not nil, reads the first
+// command's reply.
+func readPipelined(r *respReader, n int, elem0 func(*respReader) error) error {
+	var first error
+	for i := range n {
+		var err error
+		if i == 0 && elem0 != nil {
+			err = elem0(r)
+		} else {
+			err = r.skip()
+		}
+		if err == nil {
+			continue
+		}
+		if _, ok := err.(serverError); !ok {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // readTx reads the replies to MULTI, queued commands and EXEC, all of

@@ -13,8 +13,9 @@ import (
 // The lean client (redis.client=benchtop, the default) carries the
 // key-value operations of the run phase (Read, Scan, Update, Insert,
 // Delete): one command (or one MULTI/EXEC, or one pipeline), one write
-// system call and, most often, one read of the reply, on a connection that
-// belongs to the calling goroutine for the operation. go-redis v9, kept for batched loads and
+// system call and, most often, one read of the reply (the write made from
+// inside the reply's wait: see connReader), on a connection that belongs
+// to the calling goroutine for the operation. go-redis v9, kept for batched loads and
 // streams, costs about 1-2 µs of client CPU more per operation on this
 // path: a pool health check that is one more system call per command (a
 // non-blocking MSG_PEEK recvfrom, unconditional in v9.23), its hooks and
@@ -33,10 +34,20 @@ var (
 // leanConn is one connection and its buffers.
 type leanConn struct {
 	nc  net.Conn
+	cr  *connReader
 	rd  *respReader
 	wb  cmdBuf
-	bad bool // an I/O or protocol error: closed when put back
+	bad bool      // an I/O or protocol error: closed when put back
+	dl  time.Time // the deadline set on nc
 }
+
+// deadlineSlack is how much earlier than the timeout a connection's
+// deadline may fall: a deadline is set again only when the one in force
+// is nearer than timeout - deadlineSlack, so that a busy connection sets
+// one every 10 ms rather than one per operation (SetDeadline moves two of
+// the runtime's timers, under the descriptor's lock). An operation is then
+// cut off between timeout - 10 ms and timeout after it began.
+const deadlineSlack = 10 * time.Millisecond
 
 // leanPool hands out connections, at most size of them open at once.
 type leanPool struct {
@@ -127,7 +138,8 @@ func (p *leanPool) dial(ctx context.Context) (*leanConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &leanConn{nc: nc, rd: newRespReader(nc, leanReadBuffer)}
+	c := &leanConn{nc: nc, cr: newConnReader(nc)}
+	c.rd = newRespReader(c.cr, leanReadBuffer)
 	b := c.wb[:0]
 	n := 0
 	if p.cfg.Password != "" {
@@ -158,13 +170,26 @@ func (p *leanPool) dial(ctx context.Context) (*leanConn, error) {
 
 // send writes the commands in c.wb, after setting the connection's
 // deadline for this operation (the context's, if sooner than timeout).
+// With nothing left unread, the write is handed to the reply's first read
+// (see connReader), so that c.wb must not change until the reply is read.
 func (c *leanConn) send(ctx context.Context, timeout time.Duration) error {
-	dl := time.Now().Add(timeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(dl) {
+	now := time.Now()
+	dl := now.Add(timeout)
+	d, ok := ctx.Deadline()
+	switch {
+	case ok && d.Before(dl):
 		dl = d
+	case c.dl.Sub(now) >= timeout-min(deadlineSlack, timeout/2) && (c.dl.Sub(now) <= timeout):
+		dl = c.dl // the one in force will do
 	}
-	if err := c.nc.SetDeadline(dl); err != nil {
-		return err
+	if !dl.Equal(c.dl) {
+		if err := c.nc.SetDeadline(dl); err != nil {
+			return err
+		}
+		c.dl = dl
+	}
+	if c.rd.rd.Buffered() == 0 && c.cr.deferWrite(c.wb) {
+		return nil
 	}
 	_, err := c.nc.Write(c.wb)
 	return err

@@ -4,12 +4,16 @@
 // one hash field per record field, values as raw bytes. Scans read a
 // sorted set per table ("benchtop:index:<table>") whose members are the
 // record keys, all with score 0, so that ZRANGEBYLEX returns them in
-// byte order: scans are ordered, at the price of a ZADD beside every HSET
-// (both in one MULTI/EXEC). With redis.index=false the index is not kept
-// (and Scan fails), and with redis.strict=false an update is a plain HSET
-// and an insert a plain HSET (+ ZADD), as in YCSB's redis binding, rather
-// than a Lua script that refuses missing records and a MULTI/EXEC that
-// replaces the whole record: both for runs compared with Redis's own tools.
+// byte order. By default the server runs what YCSB's redis binding sends
+// per operation: an insert is HSET (YCSB's HMSET, the same command since
+// Redis 4) and ZADD to the index, an update HSET, a read HGETALL or
+// HMGET, a delete DEL and ZREM, a scan the index then the records (an
+// insert's or a delete's two commands are pipelined, one round trip).
+// redis.strict=true is benchtop's stricter option: an update is a Lua
+// script that refuses a missing record, an insert one MULTI/EXEC of DEL,
+// HSET and ZADD (the whole record replaced, with its index entry) and a
+// delete one MULTI/EXEC of DEL and ZREM. With redis.index=false the index
+// is not kept (and Scan fails).
 //
 // The stream workload runs on Redis Streams: one stream key per partition
 // ("<name>:p<N>"), rows added with pipelined XADD (one round trip per
@@ -21,7 +25,7 @@
 // redis.password (never shown), redis.db (0), redis.poolsize (connections
 // at most, default 2048: each partition's blocking reader holds one),
 // redis.timeout (5s; a bare number is in ms, as in YCSB), redis.index
-// (true), redis.strict (true), redis.batchsize (100, records per load
+// (true), redis.strict (false), redis.batchsize (100, records per load
 // pipeline); and YCSB's redis binding's names: redis.host and redis.port
 // (for redis.addr), redis.cusername and redis.cpassword (an ACL user);
 // redis.cluster=true is refused; redis.client (benchtop, the default, or

@@ -21,7 +21,7 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != "127.0.0.1:6379" || c.DB != 0 || !c.Index || !c.Strict || c.BatchSize != 100 || c.Client != ClientBenchtop || c.PoolSize != 2048 || c.Timeout != 5*time.Second {
+	if c.Addr != "127.0.0.1:6379" || c.DB != 0 || !c.Index || c.Strict || c.BatchSize != 100 || c.Client != ClientBenchtop || c.PoolSize != 2048 || c.Timeout != 5*time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
 	for _, tc := range []struct{ key, value string }{
@@ -118,8 +118,15 @@ func TestConformance(t *testing.T) {
 	adaptertest.Run(t, db, adaptertest.Options{})
 }
 
-// The YCSB-like mode (no existence checks) still round-trips records and
-// scans in order.
+// redis.strict=true, benchtop's stricter option, passes the suite too.
+func TestConformanceStrict(t *testing.T) {
+	db := openTestServer(t)
+	db.cfg.Strict = true
+	adaptertest.Run(t, db, adaptertest.Options{})
+}
+
+// The default, YCSB-like mode (no existence checks) on go-redis still
+// round-trips records and scans in order.
 func TestLooseModeRoundTrip(t *testing.T) {
 	db := openTestServer(t)
 	loose := &DB{cfg: db.cfg, client: db.client}
