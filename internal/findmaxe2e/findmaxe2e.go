@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
@@ -268,7 +269,7 @@ func (r *Run) SameAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	esc := strings.NewReplacer(">", "&gt;", "<", "&lt;").Replace(r.Capacity.Answer)
+	esc := html.EscapeString(r.Capacity.Answer) // as html/template writes it
 	if !strings.Contains(string(page), esc) || !strings.Contains(string(page), `id="chart-capacity-staircase"`) {
 		t.Errorf("the page has no capacity section with %q", esc)
 	}
