@@ -30,16 +30,26 @@ type conn struct {
 // pool hands out connections, most recently used first (so that spare
 // ones age out).
 type pool struct {
-	cfg  Config
-	sem  chan struct{} // nil when unbounded
-	mu   sync.Mutex
-	idle []*conn
-	open int // connections in existence, idle or in use
-	shut bool
+	cfg   Config
+	sem   chan struct{} // nil when unbounded
+	dials chan struct{} // dials in flight, at most maxDials
+	mu    sync.Mutex
+	idle  []*conn
+	open  int // connections in existence, idle or in use
+	shut  bool
 }
 
+// maxDials is how many connections the pool dials at once. A burst of
+// workers that all find no idle connection (1024 at a run's start) would
+// otherwise send 1024 SYNs to one listening socket, whose accept queue
+// (the gateway's Java default: 50) drops those it cannot hold; their
+// retries come 1 s and 3 s later, and a loaded gateway left dials to time
+// out (hbase.thrift.connecttimeout, 5 s) in CI. Dials past the limit wait
+// for a slot, inside the operation's latency as the dial itself is.
+const maxDials = 32
+
 func newPool(cfg Config) *pool {
-	p := &pool{cfg: cfg}
+	p := &pool{cfg: cfg, dials: make(chan struct{}, maxDials)}
 	if cfg.PoolSize > 0 {
 		p.sem = make(chan struct{}, cfg.PoolSize)
 	}
@@ -78,7 +88,7 @@ func (p *pool) get(ctx context.Context) (*conn, error) {
 	}
 	p.open++
 	p.mu.Unlock()
-	c, err := dial(ctx, p.cfg)
+	c, err := p.dial(ctx)
 	if err != nil {
 		p.mu.Lock()
 		p.open--
@@ -87,6 +97,17 @@ func (p *pool) get(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// dial dials a connection once a dial slot is free.
+func (p *pool) dial(ctx context.Context) (*conn, error) {
+	select {
+	case p.dials <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting to dial %s: %w", p.cfg.Addr, ctx.Err())
+	}
+	defer func() { <-p.dials }()
+	return dial(ctx, p.cfg)
 }
 
 // put returns c to the pool, or closes it when it is not known to be
