@@ -20,6 +20,10 @@ const (
 	nicIntervals = 3
 )
 
+// ClientNICFull is the share of its link speed from which a client NIC is
+// saturated (the "client NIC saturated" rule's threshold).
+const ClientNICFull = nicFull
+
 // nicSaturation counts, per interface, the intervals in a row above
 // nicFull.
 type nicSaturation struct {

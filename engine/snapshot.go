@@ -248,6 +248,9 @@ type Snapshot struct {
 	// Agents is one row per agent of a fleet run (the coordinator's
 	// merged snapshots), nil for a run of one process.
 	Agents []AgentRow
+	// Search is the capacity search's state (--find-max), nil without
+	// one: the search's snapshot hook sets it (engine/findmax).
+	Search *SearchView
 }
 
 // AgentRow is one agent of a fleet run as the coordinator sees it in this

@@ -120,20 +120,8 @@ func cpuFull(iv interval) bool {
 	if hs.Cores <= 0 {
 		return false
 	}
-	own, _ := ownCPU(iv)
+	own, _ := ownCPU(hs, iv.procs)
 	return hs.CPUTotal >= hostCPUFull || own >= procCPUBusy
-}
-
-// ownCPU is benchtop's CPU in percent of the cores it may use, and how
-// many that is (GOMAXPROCS, at most the host's). Call it with a known
-// host (Cores > 0).
-func ownCPU(iv interval) (pct float64, procs int) {
-	procs = iv.procs
-	if procs <= 0 {
-		procs = runtime.GOMAXPROCS(0)
-	}
-	procs = min(procs, iv.host.Cores)
-	return iv.host.ProcCPU / float64(procs), procs
 }
 
 // cpuNotes are the CPU warnings: benchtop's own process CPU against the
@@ -143,7 +131,7 @@ func cpuNotes(iv interval) []string {
 	if hs.Cores <= 0 {
 		return nil
 	}
-	own, procs := ownCPU(iv)
+	own, procs := ownCPU(hs, iv.procs)
 	if own >= procCPUBusy {
 		return []string{fmt.Sprintf("client bottleneck: benchtop uses %.0f %% of its %d cores", min(own, 100), procs)}
 	}
@@ -153,4 +141,31 @@ func cpuNotes(iv interval) []string {
 		return []string{fmt.Sprintf("host busy: other processes use %.0f %%", others)}
 	}
 	return nil
+}
+
+// ownCPU is benchtop's CPU in percent of the cores it may use (procs,
+// GOMAXPROCS when 0, at most the host's cores), and that core count. The
+// sample must have Cores > 0.
+func ownCPU(hs host.Sample, procs int) (float64, int) {
+	if procs <= 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
+	procs = min(procs, hs.Cores)
+	return hs.ProcCPU / float64(procs), procs
+}
+
+// ClientCPUBusy is the client-bottleneck rule's threshold: benchtop's own
+// CPU, in percent of the cores it may use, from which the client itself
+// is the limit.
+const ClientCPUBusy = procCPUBusy
+
+// ClientCPU is benchtop's own CPU in percent of the cores it may use and
+// that core count, the figure the client-bottleneck rule reads (a capacity
+// search reads it too); ok is false when the sample has no CPU figures.
+func ClientCPU(hs host.Sample) (pct float64, cores int, ok bool) {
+	if hs.Cores <= 0 {
+		return 0, 0, false
+	}
+	pct, cores = ownCPU(hs, 0)
+	return pct, cores, true
 }

@@ -154,18 +154,21 @@ func plotOf(c *Chart, titled bool) (*plot.Plot, error) {
 		if s.Faint {
 			col.A = 0x70
 		}
-		l, err := plotter.NewLine(xys)
-		if err != nil {
-			return nil, fmt.Errorf("chart %s, series %d: %w", c.ID, i, err)
+		var entry []plot.Thumbnailer
+		if !s.Scatter {
+			l, err := plotter.NewLine(xys)
+			if err != nil {
+				return nil, fmt.Errorf("chart %s, series %d: %w", c.ID, i, err)
+			}
+			l.Color = col
+			l.Width = 1.4
+			if s.Dashed {
+				l.Dashes = []vg.Length{4, 2.5}
+			}
+			p.Add(l)
+			entry = append(entry, l)
 		}
-		l.Color = col
-		l.Width = 1.4
-		if s.Dashed {
-			l.Dashes = []vg.Length{4, 2.5}
-		}
-		p.Add(l)
-		entry := []plot.Thumbnailer{l}
-		if c.Points || len(xys) == 1 {
+		if c.Points || s.Scatter || len(xys) == 1 {
 			sc, err := plotter.NewScatter(xys)
 			if err != nil {
 				return nil, fmt.Errorf("chart %s, series %d: %w", c.ID, i, err)

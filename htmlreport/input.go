@@ -24,6 +24,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"benchtop/engine/findmax"
 	"benchtop/engine/report"
 	"benchtop/engine/stream"
 	"benchtop/engine/timeseries"
@@ -38,6 +39,8 @@ type Run struct {
 	Problems   []string
 	// Agents are a fleet run's client machines (nil: a run of one).
 	Agents []Agent
+	// Capacity is a --find-max search's outcome (nil: none).
+	Capacity *findmax.Report
 	// Rows are the CSV time series, one per interval; nil without one.
 	Rows []Row
 	// Intervals are the HDR log's histograms; nil without a log.
@@ -80,6 +83,7 @@ type jsonDoc struct {
 	Timeseries *timeseries.Result `json:"timeseries"`
 	Problems   []string           `json:"problems"`
 	Agents     []Agent            `json:"agents"`
+	Capacity   *findmax.Report    `json:"capacity"`
 }
 
 // ReadJSON reads a JSON summary written by --json.
@@ -92,7 +96,7 @@ func ReadJSON(r io.Reader) (*Run, error) {
 	if d.Tool != "benchtop" {
 		return nil, errors.New(`not a benchtop JSON summary (no "tool": "benchtop")`)
 	}
-	return &Run{Summary: d.Summary, Stream: d.Stream, Timeseries: d.Timeseries, Problems: d.Problems, Agents: d.Agents}, nil
+	return &Run{Summary: d.Summary, Stream: d.Stream, Timeseries: d.Timeseries, Problems: d.Problems, Agents: d.Agents, Capacity: d.Capacity}, nil
 }
 
 // ReadCSV reads the time series written by --timeseries into run.

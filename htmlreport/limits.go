@@ -177,6 +177,10 @@ func (l *limitFindings) target() {
 // report), and the capacity advice from the qualified segment the knee was
 // judged against, never from a segment the rules could not judge.
 func (l *limitFindings) kneeAndBest() {
+	if c := l.run.Capacity; c != nil {
+		l.capacity(c) // the search's verdicts, not the segments' time order (capacity.go)
+		return
+	}
 	s := &l.run.Summary
 	segs := s.Segments
 	for _, g := range segs {

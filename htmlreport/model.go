@@ -26,8 +26,10 @@ type Report struct {
 	// Notes say what the exports lacked and what the page shows instead.
 	Notes []string
 	// Limits is "What limited this run".
-	Limits     []Finding
-	Advice     []string
+	Limits []Finding
+	Advice []string
+	// Capacity is a --find-max search (nil: none).
+	Capacity   *CapacitySection `json:",omitempty"`
 	Throughput *Chart
 	Latency    []*Chart
 	Spectrum   []*Chart
@@ -120,7 +122,9 @@ type Series struct {
 	Color  int  // index into the palette
 	Dashed bool // intended latency, baseline
 	Faint  bool
-	Points []XY
+	// Scatter draws the points alone, with no line between them.
+	Scatter bool `json:",omitempty"`
+	Points  []XY
 }
 
 // XY is one point.
@@ -142,6 +146,10 @@ func Build(run *Run) *Report {
 	}
 	r.Header = header([]*Run{run})
 	r.Headline = headline(run)
+	if run.Capacity != nil {
+		r.Headline = append([]Figure{capacityFigure(run.Capacity)}, r.Headline...)
+		r.Capacity = capacitySection(run)
+	}
 	r.Operations = operationsTable(s)
 	r.Segments = segmentsTable(s)
 	r.Agents = agentsTable(run)

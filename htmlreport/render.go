@@ -26,6 +26,9 @@ func (r *Report) charts() []*Chart {
 			}
 		}
 	}
+	if r.Capacity != nil {
+		add(r.Capacity.Charts...)
+	}
 	add(r.Throughput)
 	add(r.Sweep...)
 	add(r.Latency...)
@@ -38,7 +41,11 @@ func (r *Report) charts() []*Chart {
 
 // Render writes the report as one self-contained HTML page.
 func Render(w io.Writer, r *Report) error {
-	for _, cs := range [][]*Chart{r.Sweep, r.Latency, r.Spectrum, {r.CPU, r.NIC}, r.StreamPlot, r.TSPlot} {
+	halves := [][]*Chart{r.Sweep, r.Latency, r.Spectrum, {r.CPU, r.NIC}, r.StreamPlot, r.TSPlot}
+	if r.Capacity != nil {
+		halves = append(halves, r.Capacity.Charts)
+	}
+	for _, cs := range halves {
 		for _, c := range cs {
 			if c != nil {
 				c.Half = true

@@ -23,9 +23,11 @@
 //	demo.go            a scripted demo's captions and end card
 //
 // Below them: components/ (one panel each, keeping common.Component:
-// New, SetSize, Render, View), common (that contract, the program context
-// and the drawing helpers), history (what the charts draw from), keys (the
-// key map), format, fanout and serve (SSH viewers).
+// New, SetSize, Render, View; search is --find-max's panel, above the
+// segments in the segments view, with a status line of its own in the
+// main view), common (that contract, the program context and the drawing
+// helpers), history (what the charts draw from), keys (the key map),
+// format, fanout and serve (SSH viewers).
 //
 // A key press, e.g. `]`:
 //

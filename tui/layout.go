@@ -12,6 +12,7 @@ import (
 	"benchtop/tui/components/hostpanel"
 	"benchtop/tui/components/latency"
 	"benchtop/tui/components/opstable"
+	"benchtop/tui/components/search"
 	"benchtop/tui/components/segments"
 	"benchtop/tui/components/throughput"
 )
@@ -194,8 +195,20 @@ func (m *Model) mainBody(w, bodyH int) string {
 // segmentsBody is the segments table, with the throughput chart under it
 // when the table leaves it the room the main view keeps for it (6 rows,
 // its axis and its marker labels), so that rows and markers can be
-// compared.
+// compared; a capacity search's panel (--find-max) above them.
 func (m *Model) segmentsBody(w, bodyH int) string {
+	if s := m.last(); s != nil && s.Search != nil {
+		sh := min(search.Height(s.Search, m.ctx.Bordered), max(bodyH/2, bodyH-segments.Height(s, m.ctx.Bordered)))
+		m.search.SetSize(w, sh)
+		m.search.Render(s.Search)
+		return m.search.View() + "\n" + m.tableAndChart(w, bodyH-sh)
+	}
+	return m.tableAndChart(w, bodyH)
+}
+
+// tableAndChart is the segments table and, when it leaves room, the
+// throughput chart under it.
+func (m *Model) tableAndChart(w, bodyH int) string {
 	need := segments.Height(m.last(), m.ctx.Bordered)
 	frame := 1
 	if m.ctx.Bordered {

@@ -14,6 +14,7 @@ import (
 	"benchtop/tui/components/opstable"
 	"benchtop/tui/components/partitions"
 	"benchtop/tui/components/prompt"
+	"benchtop/tui/components/search"
 	"benchtop/tui/components/segments"
 	"benchtop/tui/components/throughput"
 	"benchtop/tui/history"
@@ -38,6 +39,7 @@ type Model struct {
 	ops        opstable.Model
 	host       hostpanel.Model
 	segments   segments.Model
+	search     search.Model // --find-max's panel, in the segments view
 	parts      partitions.Model
 	errs       errpanel.Model
 

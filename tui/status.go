@@ -7,6 +7,7 @@ import (
 	"benchtop/engine"
 	"benchtop/tui/common"
 	"benchtop/tui/components/errpanel"
+	"benchtop/tui/components/search"
 	"benchtop/tui/format"
 )
 
@@ -29,6 +30,10 @@ func (m *Model) statusLines(w int) []string {
 		}
 	}
 	out = append(out, m.demoCaption(w)...)
+	if s != nil && s.Search != nil && m.view != viewSegments {
+		// The search's line; the segments view has its panel.
+		out = append(out, search.Line(st, s.Search, w))
+	}
 	var parts []string
 	if m.notice != "" {
 		parts = append(parts, st.Notice.Render("› "+m.notice))

@@ -27,6 +27,7 @@ import (
 	"benchtop/tui/components/opstable"
 	"benchtop/tui/components/partitions"
 	"benchtop/tui/components/prompt"
+	"benchtop/tui/components/search"
 	"benchtop/tui/components/segments"
 	"benchtop/tui/components/throughput"
 	"benchtop/tui/history"
@@ -294,6 +295,7 @@ func newModel(opts Options, theme themes.Theme) *Model {
 		ops:        opstable.New(ctx),
 		host:       hostpanel.New(ctx),
 		segments:   segments.New(ctx),
+		search:     search.New(ctx),
 		parts:      partitions.New(ctx),
 		errs:       errpanel.New(ctx),
 	}

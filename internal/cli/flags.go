@@ -68,6 +68,9 @@ func init() {
 	for _, name := range metricsFlagNames { // the live metrics' (metricsflags.go)
 		flagDefs[name] = flagDef{value: metricsFlagValues[name], set: func(o *options, _ *flagValues, v string) error { return o.Metrics.set(name, v) }}
 	}
+	for name, value := range findMaxFlagNames { // the capacity search's (findmax.go)
+		flagDefs[name] = flagDef{value: value, set: func(o *options, _ *flagValues, v string) error { return o.FindMax.set(name, v) }}
+	}
 	for name, takes := range fleetFlagNames { // the coordinator's (fleetflags.go)
 		def := flagDef{set: func(o *options, _ *flagValues, v string) error { return o.Fleet.set(name, v) }, fleet: true}
 		if takes {

@@ -12,6 +12,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
+	"benchtop/engine/findmax"
 	"benchtop/engine/steps"
 	"benchtop/engine/stream"
 	"benchtop/fleet"
@@ -80,7 +81,12 @@ func fleetRun(st *State, o *options) int {
 	ex.SetStdout(st.Stdout, guard)
 	player := newPlayer(st, o)
 	defer player.Close()
-	runHooks(st, o, player, ex, ycsb, mx).coordinator(&cc)
+	search := newSearch(st, o) // --find-max, nil without
+	if search != nil {
+		defer search.Close()
+		ex.SetCapacity(search.Report) // the s key's save
+	}
+	runHooks(st, o, player, ex, ycsb, mx, search).coordinator(&cc)
 
 	c, err := fleet.Connect(st.ctx(), cc)
 	if err != nil {
@@ -103,6 +109,9 @@ func fleetRun(st *State, o *options) int {
 	lt := newHangup(st, sink, output.ReportPath(o.Exports, cfg.Output.ExportFile, time.Now()), st.Interactive) // the run goes on (hangup.go)
 	st.onHangup(lt.lose)
 	player.Bind(c)
+	if search != nil {
+		search.Bind(c) // the fleet's target divided among the agents, as the t key's
+	}
 	for _, n := range o.Notes { // the run is accepted: what it was taken to mean
 		st.tell("%s", n)
 	}
@@ -118,8 +127,13 @@ func fleetRun(st *State, o *options) int {
 		st.tell("%s", adapters.MaskSecretsIn(output.OneLine(runErr), o.Props))
 	}
 	player.Close()
+	var capacity *findmax.Report
+	if search != nil {
+		search.Close()
+		capacity = search.Report()
+	}
 	lt.ending(st)
-	code := finishFleet(st, o, c, ex, ycsb, reportTo{guard, lt.report}, player.Failures(), results, runErr, len(eps))
+	code := finishFleet(st, o, c, ex, ycsb, reportTo{guard, lt.report}, player.Failures(), capacity, results, runErr, len(eps))
 	var rows *stream.RowCounts
 	if v, _, ok := c.StreamVerdict(); ok {
 		rows = &v.RowCounts
@@ -149,10 +163,11 @@ func runCoordinator(st *State, c *fleet.Coordinator, o *options, ex *output.Expo
 // finishFleet writes the fleet's report and exports once the run is over
 // and returns the exit status, as a run of one process does (runStatus),
 // with exitIncomplete when an agent was lost and exitFailure on an
-// agent's problem or a failed stream verdict. rt is where the text report
-// goes when the terminal is lost.
+// agent's problem or a failed stream verdict; find-max's outcome gives
+// exitThresholds (no rate down to its floor) or exitUntrusted. rt is
+// where the text report goes when the terminal is lost.
 func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports, ycsb *output.YCSB, rt reportTo, failed []steps.Failure,
-	results []*engine.PhaseResult, runErr error, agents int) int {
+	capacity *findmax.Report, results []*engine.PhaseResult, runErr error, agents int) int {
 	if st.Interactive {
 		for _, f := range failed {
 			st.tell("step failed: %s", f)
@@ -169,6 +184,7 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	output.WriteFleetText(out, c)
 	output.WriteFleetStream(out, c)
 	output.WriteFailedSteps(out, failed)
+	output.WriteCapacity(out, capacity)         // --find-max
 	o.Baseline.WriteComment(out, results, info) // --baseline
 	if err := reportDone(); err != nil {
 		st.tell("%v", err)
@@ -176,7 +192,7 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	} else if reportFile != "" {
 		ycsbPaths = append(ycsbPaths, reportFile)
 	}
-	doc := output.NewSummary(results, info, o.Baseline)
+	doc := output.NewSummary(results, info, o.Baseline).WithCapacity(capacity)
 	doc.ReportFile = reportFile
 	doc.FleetMembers = output.FleetOf(c)
 	if err := ex.Finish(results, info, doc); err != nil {
@@ -209,6 +225,7 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	if len(results) > 0 && thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
 		codes = append(codes, exitThresholds)
 	}
+	codes = append(codes, findMaxStatus(st, capacity)) // findmax.go
 	return exitStatus(codes...)
 }
 

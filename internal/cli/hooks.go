@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"benchtop/engine"
+	"benchtop/engine/findmax"
 	"benchtop/engine/measure"
 	"benchtop/engine/steps"
 	"benchtop/fleet"
@@ -27,8 +28,9 @@ type hooks struct {
 
 // runHooks are the hooks of a run: its steps' player, its exports,
 // YCSB's HDR files (nil: none, as in a fleet), the live metrics (nil:
-// none) and, headless with -s, the status lines on stderr.
-func runHooks(st *State, o *options, player *steps.Player, ex *output.Exports, ycsb *output.YCSB, mx *metrics.Exporter) hooks {
+// none), the capacity search (nil: none) and, headless with -s, the
+// status lines on stderr.
+func runHooks(st *State, o *options, player *steps.Player, ex *output.Exports, ycsb *output.YCSB, mx *metrics.Exporter, fm *findmax.Search) hooks {
 	var h hooks
 	if mx != nil {
 		// First: its snapshot hook adds a failing push's warning, which
@@ -36,6 +38,13 @@ func runHooks(st *State, o *options, player *steps.Player, ex *output.Exports, y
 		h.interval = append(h.interval, mx.Interval)
 		h.snapshot = append(h.snapshot, mx.Snapshot)
 		h.agent = append(h.agent, mx.AgentInterval)
+	}
+	if fm != nil {
+		// Before the outputs: its snapshot hook sets the search's view
+		// and the segments' best and knee, which they then write.
+		h.phase = append(h.phase, fm.OnPhase)
+		h.interval = append(h.interval, fm.OnInterval)
+		h.snapshot = append(h.snapshot, fm.OnSnapshot)
 	}
 	if ycsb != nil {
 		h.interval = append(h.interval, ycsb.Interval)

@@ -36,6 +36,8 @@ type options struct {
 	Notes []string
 	// --metrics, --metrics-push, ... (metricsflags.go)
 	Metrics metricsFlags
+	// --find-max and its flags (findmax.go)
+	FindMax findMaxFlags
 	// Demo is the scenario of benchtop demo (demo.go), nil otherwise.
 	Demo *steps.Demo
 }

@@ -48,5 +48,8 @@ func parseRun(command string, args, line []string) (*options, error) {
 	if err := assembleProps(o, fv); err != nil {
 		return nil, err
 	}
+	if err := o.FindMax.check(o, fv); err != nil {
+		return nil, err
+	}
 	return o, nil
 }

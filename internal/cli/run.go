@@ -9,6 +9,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
+	"benchtop/engine/findmax"
 	"benchtop/engine/steps"
 	"benchtop/internal/output"
 	"benchtop/internal/output/metrics"
@@ -23,6 +24,7 @@ const openTimeout = 30 * time.Second
 type plan struct {
 	runner  *engine.Runner
 	player  *steps.Player
+	search  *findmax.Search // --find-max, nil without
 	exports *output.Exports
 	ycsb    *output.YCSB  // exporter, exportfile, HDR files
 	viewers *viewers      // [screen] the snapshot fan-out and SSH viewers
@@ -81,6 +83,9 @@ func localRun(st *State, o *options) int {
 		st.tell("%s", n)
 	}
 	defer p.player.Close()
+	if p.search != nil {
+		defer p.search.Close()
+	}
 	p.sink, p.guard = sink, guard
 	p.exports.SetStdout(st.Stdout, guard)
 	p.hangup = newHangup(st, sink, output.ReportPath(o.Exports, cfg.Output.ExportFile, p.runner.Info().Start), st.Interactive)
@@ -153,8 +158,11 @@ func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *o
 		info.Target = adapters.MaskURL(d.Describe())
 	}
 	opts := engine.Options{Info: info}
-	p := &plan{exports: newExports(o), ycsb: ycsb, player: newPlayer(st, o)}
-	runHooks(st, o, p.player, p.exports, ycsb, mx).engine(&opts)
+	p := &plan{exports: newExports(o), ycsb: ycsb, player: newPlayer(st, o), search: newSearch(st, o)}
+	if p.search != nil {
+		p.exports.SetCapacity(p.search.Report) // the s key's save
+	}
+	runHooks(st, o, p.player, p.exports, ycsb, mx, p.search).engine(&opts)
 	runner, err := engine.New(cfg, db, opts)
 	if err != nil {
 		var ce *adapters.ConfigError
@@ -170,6 +178,9 @@ func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *o
 	}
 	p.runner = runner
 	p.player.Bind(runner)
+	if p.search != nil {
+		p.search.Bind(runner)
+	}
 	return p, exitOK
 }
 
@@ -213,6 +224,11 @@ func execute(st *State, p *plan, o *options) ([]*engine.PhaseResult, error) {
 // status.
 func finishRun(st *State, o *options, p *plan, results []*engine.PhaseResult, runErr error) int {
 	p.player.Close()
+	var capacity *findmax.Report
+	if p.search != nil {
+		p.search.Close()
+		capacity = p.search.Report()
+	}
 	failed := p.player.Failures()
 	if st.Interactive {
 		for _, f := range failed {
@@ -242,6 +258,7 @@ func finishRun(st *State, o *options, p *plan, results []*engine.PhaseResult, ru
 		runErr = err
 	}
 	output.WriteFailedSteps(out, failed)
+	output.WriteCapacity(out, capacity) // --find-max
 	base := p.exports.Baseline()
 	base.WriteComment(out, results, info) // --baseline
 	if err := reportDone(); err != nil {
@@ -250,7 +267,7 @@ func finishRun(st *State, o *options, p *plan, results []*engine.PhaseResult, ru
 	} else if reportFile != "" {
 		ycsbPaths = append(ycsbPaths, reportFile)
 	}
-	doc := output.NewSummary(results, info, base).WithFailedSteps(failed)
+	doc := output.NewSummary(results, info, base).WithFailedSteps(failed).WithCapacity(capacity)
 	doc.ReportFile = reportFile
 	if err := p.exports.Finish(results, info, doc); err != nil {
 		st.tell("%v", err)
@@ -268,15 +285,17 @@ func finishRun(st *State, o *options, p *plan, results []*engine.PhaseResult, ru
 			st.tell("%s", n)
 		}
 	}
-	return runStatus(st, o, results, info, runErr)
+	return runStatus(st, o, results, info, runErr, capacity)
 }
 
 // runStatus tells why the run did not do what was asked, one line each,
 // and returns the status that wins (exit.go's precedence): exitFailure
 // after an error, when the run's data or operations failed (failures.go)
 // or a workload's closing check found a problem; the signal's after a
-// signal; exitThresholds when a threshold was crossed; else exitOK.
-func runStatus(st *State, o *options, results []*engine.PhaseResult, info engine.Info, runErr error) int {
+// signal; exitThresholds when a threshold was crossed or no rate down to
+// find-max's floor meets its conditions; exitUntrusted when find-max's
+// answer cannot be trusted; else exitOK.
+func runStatus(st *State, o *options, results []*engine.PhaseResult, info engine.Info, runErr error, capacity *findmax.Report) int {
 	codes := []int{st.signalStatus(), runFailures(st, o, results)}
 	if runErr != nil {
 		codes = append(codes, exitFailure)
@@ -291,5 +310,6 @@ func runStatus(st *State, o *options, results []*engine.PhaseResult, info engine
 	if thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
 		codes = append(codes, exitThresholds)
 	}
+	codes = append(codes, findMaxStatus(st, capacity)) // findmax.go
 	return exitStatus(codes...)
 }

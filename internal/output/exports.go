@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"benchtop/engine"
+	"benchtop/engine/findmax"
 	"benchtop/engine/measure"
 	"benchtop/engine/report"
 )
@@ -27,6 +28,9 @@ type Exports struct {
 	hdrW     *report.HDRLog
 	html     *liveHTML
 	written  []string // the files written, for the "wrote" lines
+	// capacity is the capacity search's report so far (nil: none), for
+	// the live saves.
+	capacity func() *findmax.Report
 	// stdout takes the export whose path is "-" (IsStdout), written in
 	// place; guard, when set, checks the files a save writes.
 	stdout io.Writer
@@ -161,7 +165,7 @@ func (e *Exports) Finish(results []*engine.PhaseResult, info engine.Info, doc *S
 		errs = append(errs, e.done("--json", p, err))
 	}
 	if e.html != nil {
-		err := WriteFile(e.html.path, e.stdoutW(), func(w io.Writer) error { return e.html.render(w, results, info, doc.htmlAgents()) })
+		err := WriteFile(e.html.path, e.stdoutW(), func(w io.Writer) error { return e.html.render(w, results, info, doc) })
 		errs = append(errs, e.done("--html", e.html.path, err))
 	}
 	e.series, e.hdr, e.html = nil, nil, nil

@@ -34,9 +34,9 @@ func newLiveHTML(path string, start time.Time, base *Baseline, name string) (*li
 	return &liveHTML{path: path, rec: htmlreport.NewRecorder(start), baseline: base, name: name}, nil
 }
 
-// render writes the page of results to w, with a fleet's agents (nil:
-// none).
-func (h *liveHTML) render(w io.Writer, results []*engine.PhaseResult, info engine.Info, agents []htmlreport.Agent) error {
+// render writes the page of results to w, with the members of doc the
+// run's figures do not hold: a fleet's agents, the capacity search.
+func (h *liveHTML) render(w io.Writer, results []*engine.PhaseResult, info engine.Info, doc *Summary) error {
 	if len(results) == 0 {
 		return errors.New("nothing measured yet")
 	}
@@ -51,7 +51,8 @@ func (h *liveHTML) render(w io.Writer, results []*engine.PhaseResult, info engin
 		if err != nil {
 			return err
 		}
-		run.Agents = agents
+		run.Agents = doc.htmlAgents()
+		run.Capacity = doc.Capacity
 		rep = htmlreport.Build(run)
 	}
 	return htmlreport.Render(w, rep)

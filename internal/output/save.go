@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"benchtop/engine"
+	"benchtop/engine/findmax"
 	"benchtop/engine/report"
 	"benchtop/fleet"
 )
@@ -22,7 +23,7 @@ func SaveRun(r *engine.Runner, e *Exports) (string, error) {
 	return save(r.Current(), info, e, func(w io.Writer, results []*engine.PhaseResult) {
 		report.WriteText(w, results, info)
 	}, func(results []*engine.PhaseResult) *Summary {
-		return NewSummary(results, info, e.Baseline())
+		return NewSummary(results, info, e.Baseline()).WithCapacity(e.capacityNow())
 	})
 }
 
@@ -34,7 +35,7 @@ func SaveFleet(c *fleet.Coordinator, e *Exports) (string, error) {
 		report.WriteText(w, results, info)
 		WriteFleetText(w, c)
 	}, func(results []*engine.PhaseResult) *Summary {
-		s := NewSummary(results, info, e.Baseline())
+		s := NewSummary(results, info, e.Baseline()).WithCapacity(e.capacityNow())
 		s.FleetMembers = FleetOf(c)
 		return s
 	})
@@ -61,11 +62,12 @@ func save(results []*engine.PhaseResult, info engine.Info, e *Exports,
 			return "", fmt.Errorf("save report: %w", err)
 		}
 	}
+	d := doc(results)
 	err := writeFileAtomic(base+".txt", func(w io.Writer) error {
 		text(w, results)
+		WriteCapacity(w, d.Capacity)
 		return nil
 	})
-	d := doc(results)
 	if err == nil {
 		err = writeFileAtomic(base+".json", d.Write)
 	}
@@ -73,11 +75,19 @@ func save(results []*engine.PhaseResult, info engine.Info, e *Exports,
 		return "", fmt.Errorf("save report: %w", err)
 	}
 	if e != nil && e.html != nil {
-		err := writeFileAtomic(base+".html", func(w io.Writer) error { return e.html.render(w, results, info, d.htmlAgents()) })
+		err := writeFileAtomic(base+".html", func(w io.Writer) error { return e.html.render(w, results, info, d) })
 		if err != nil {
 			return "", fmt.Errorf("save report: %w", err)
 		}
 		return base + ".txt, .json and .html", nil
 	}
 	return base + ".txt and .json", nil
+}
+
+// capacityNow is the capacity search's report so far, nil without one.
+func (e *Exports) capacityNow() *findmax.Report {
+	if e == nil || e.capacity == nil {
+		return nil
+	}
+	return e.capacity()
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"benchtop/engine"
+	"benchtop/engine/findmax"
 	"benchtop/engine/report"
 	"benchtop/engine/steps"
 	"benchtop/engine/workload"
@@ -14,12 +15,14 @@ import (
 // Summary is the JSON summary document (--json, and the .json the s key
 // saves): the run's summary as engine/report builds it, the workload's
 // closing section under its own key (e.g. "stream"), and the members the
-// command adds, each a typed field: "failed_steps", "baseline", and a
-// fleet's "agents" and "fleet".
+// command adds, each a typed field: "failed_steps", "baseline",
+// "capacity" (--find-max), and a fleet's "agents" and "fleet".
 type Summary struct {
 	*report.Summary
 	FailedSteps []FailedStep    `json:"failed_steps,omitempty"`
 	Baseline    *BaselineMember `json:"baseline,omitempty"`
+	// Capacity is a --find-max search's outcome.
+	Capacity *findmax.Report `json:"capacity,omitempty"`
 	// ReportFile is where the text report went when the run lost its
 	// terminal (SIGHUP): ReportPath.
 	ReportFile string `json:"report_file,omitempty"`

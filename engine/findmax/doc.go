@@ -1,0 +1,37 @@
+// Package findmax is the capacity search of `benchtop run ...
+// --find-max EXPR`: the highest rate a database sustains under
+// conditions written in --threshold's language (engine/verdict), found
+// live by probes that the search sets through an engine.Controller.
+//
+// The search holds one probe at a time. The first is unlimited: the rate
+// it reaches is the upper bound. The next ones are paced targets that
+// first step down from the bound until one passes, then bisect the bracket
+// between the highest target that passed and the lowest that failed,
+// until its width (hi-lo)/lo is within the precision asked for or the
+// time budget runs out; a probe at the floor that fails means no rate
+// meets the conditions. A probe is held until it is steady: its first
+// interval (the transition a change causes) is left out, then it needs at
+// least MinIntervals intervals and, for each percentile q it judges,
+// 100/(1-q) successful operations. Latency is judged from the intended
+// start when a rate is set: a rate the database cannot keep shows as
+// queueing, not as a fast service time.
+//
+// The answer is trusted only when nothing else could have set it: the
+// client's own CPU or NIC saturated, the threads were the limit (Little's
+// law), operations failed, or the bracket did not close in the budget
+// each make it untrusted, with the reason said.
+//
+// Files, one job each:
+//
+//	spec.go     the command line's values: conditions, precision, floor,
+//	            budget, the thread counts of --find-max-over
+//	judge.go    a probe's steady measurements against the conditions
+//	probe.go    a probe: what it gathered, its verdict, its record
+//	bracket.go  one search over one thread count: the bracket and the
+//	            next target
+//	trust.go    why an answer cannot be trusted
+//	report.go   the outcome: the JSON member "capacity", the answer line
+//	search.go   the run's hooks (OnPhase, OnInterval, OnSnapshot): probes
+//	            started, fed, judged; the screen's view; best and knee
+//	control.go  the controller calls, made from a goroutine of their own
+package findmax

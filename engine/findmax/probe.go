@@ -1,0 +1,369 @@
+package findmax
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"benchtop/engine"
+	"benchtop/engine/measure"
+	"benchtop/engine/units"
+	"benchtop/engine/verdict"
+)
+
+// Verdicts of a probe (Probe.Verdict).
+const (
+	Pass     = "pass"
+	Fail     = "fail"
+	Void     = "void"     // a manual change or a pause cut it short
+	Unjudged = "unjudged" // the search or the run ended before it was judged
+)
+
+// The states of a probe in progress (engine.ProbeView.State).
+const (
+	stateWaiting    = "waiting" // its change not yet seen in a snapshot
+	stateTransition = "transition"
+	stateSteady     = "steady"
+)
+
+// Probe is one probe as the outputs record it (the JSON member
+// "capacity"'s "probes").
+type Probe struct {
+	N            int     `json:"n"`
+	Threads      int     `json:"threads"`
+	TargetOpsSec float64 `json:"target_ops_sec"` // 0: unlimited
+	// Segment is the segment the probe started (0: none, or not known).
+	Segment int `json:"segment,omitempty"`
+	// StartS is when its change showed (seconds since the run's start),
+	// SteadyS the length of its steady part, EndS when it ended.
+	StartS  float64 `json:"start_s"`
+	SteadyS float64 `json:"steady_s"`
+	EndS    float64 `json:"end_s"`
+	// Intervals counts its steady intervals.
+	Intervals int    `json:"intervals"`
+	Verdict   string `json:"verdict"`
+	// Decided is the condition that decided it with its figure
+	// ("READ.p99 12.3ms > 10ms"); for a void, why.
+	Decided string `json:"decided,omitempty"`
+	// GoodputOpsSec is successful operations per second over its steady
+	// part, FailedOpsSec failed ones; Operations and Errors count them.
+	GoodputOpsSec float64 `json:"goodput_ops_sec"`
+	FailedOpsSec  float64 `json:"failed_ops_sec"`
+	Operations    int64   `json:"operations"`
+	Errors        int64   `json:"errors"`
+	// Conditions are each condition's figure on the probe.
+	Conditions []Condition `json:"conditions"`
+	// MeanServiceUS is the successful operations' mean service time,
+	// MeanIntendedUS their mean latency from the intended start (paced
+	// probes), in µs; nil when no operation succeeded (a failed
+	// operation's time is no latency).
+	MeanServiceUS  *float64 `json:"mean_service_us"`
+	MeanIntendedUS *float64 `json:"mean_intended_us,omitempty"`
+	// ThreadsBusy is the share of the time the threads were busy, by
+	// Little's law: goodput × mean service time ÷ threads.
+	ThreadsBusy float64 `json:"threads_busy"`
+	// ClientCPU is the client's mean CPU over the steady part, in percent
+	// of the cores benchtop may use (a fleet: its busiest agent host's);
+	// nil when unknown. ClientSaturated: the client was the limit in at
+	// least half of its steady intervals, ClientNote says how.
+	ClientCPU       *float64 `json:"client_cpu_percent,omitempty"`
+	ClientSaturated bool     `json:"client_saturated,omitempty"`
+	ClientNote      string   `json:"client_note,omitempty"`
+}
+
+// Condition is one condition's figure on a probe.
+type Condition struct {
+	Expr string `json:"expr"`
+	Pass bool   `json:"pass"`
+	// Actual is the figure (µs for latency, a count, a percentage or
+	// ops/s), Text as people read it; nil with no data.
+	Actual *float64 `json:"actual"`
+	Unit   string   `json:"unit"`
+	Text   string   `json:"text"`
+	// Basis is what latency was judged on: "intended" (from the intended
+	// start, a paced probe) or "service".
+	Basis string `json:"basis,omitempty"`
+	// Samples is the successful operations the latency was judged on.
+	Samples int64 `json:"samples,omitempty"`
+	// ServiceText is the same figure on service time, for a paced probe.
+	ServiceText string `json:"service_text,omitempty"`
+	ServicePass *bool  `json:"service_pass,omitempty"`
+}
+
+// TargetText is a probe's target as people read it: "unlimited" or
+// "1,950 ops/s".
+func TargetText(rate float64) string {
+	if rate <= 0 {
+		return "unlimited"
+	}
+	return rateText(rate)
+}
+
+// rateText is a rate in ops/s: "1,950 ops/s", "12.5 ops/s".
+func rateText(r float64) string {
+	if r < 100 && r != float64(int64(r)) {
+		return fmt.Sprintf("%.3g ops/s", r)
+	}
+	return units.Count(int64(r+0.5)) + " ops/s"
+}
+
+// probe is a probe in progress or judged.
+type probe struct {
+	Probe
+	state string
+	// expect are the events of its own change still to show.
+	expect []expectation
+	set    *measure.Set // its steady part's measurements
+	secs   float64      // its steady part's length
+	sat    int          // steady intervals in which the client was the limit
+	cpuSum float64
+	cpuN   int
+	// judged is its conditions as last judged.
+	judged []judged
+	// held is false when a paced probe fell short of its target.
+	held     bool
+	heldText string
+	// started is when its change was asked for.
+	started time.Time
+}
+
+// expectation is an event a probe's change will cause.
+type expectation struct{ kind, to string }
+
+// newProbe is a probe of n at target with threads, waiting for expect.
+func newProbe(n, threads int, target float64, expect []expectation) *probe {
+	p := &probe{Probe: Probe{N: n, Threads: threads, TargetOpsSec: target}, state: stateWaiting, expect: expect,
+		set: &measure.Set{}, held: true, started: time.Now()}
+	if len(expect) == 0 {
+		p.state = stateTransition
+	}
+	return p
+}
+
+// paced reports whether the probe sets a rate.
+func (p *probe) paced() bool { return p.TargetOpsSec > 0 }
+
+// rate is the probe's place in the bracket: its target, or for the
+// unlimited probe the rate it reached.
+func (p *probe) rate() float64 {
+	if p.paced() {
+		return p.TargetOpsSec
+	}
+	return p.GoodputOpsSec
+}
+
+// see consumes the events of the probe's own change in evs and returns
+// the others (made by someone else).
+func (p *probe) see(evs []engine.Event) []engine.Event {
+	var other []engine.Event
+	for _, e := range evs {
+		i := -1
+		for k, x := range p.expect {
+			if x.kind == e.Kind && (x.to == "" || x.to == e.To) {
+				i = k
+				break
+			}
+		}
+		if i < 0 {
+			other = append(other, e)
+			continue
+		}
+		p.expect = append(p.expect[:i], p.expect[i+1:]...)
+	}
+	return other
+}
+
+// add adds one steady interval: its measurements, its length and the
+// client's state in it.
+func (p *probe) add(set *measure.Set, secs float64, c clientState) {
+	p.set.Merge(set)
+	p.secs += secs
+	p.Intervals++
+	if c.known {
+		p.cpuSum += c.cpu
+		p.cpuN++
+	}
+	if c.saturated {
+		p.sat++
+		p.ClientNote = c.note
+	}
+}
+
+// evaluate judges the probe's conditions on what it gathered and fills
+// its record's figures; it returns the verdict when there is one ("" to
+// go on).
+func (p *probe) evaluate(conds []verdict.Threshold, names []string) string {
+	src := source{set: p.set, names: names, secs: p.secs, paced: p.paced()}
+	p.judged = judge(conds, src)
+	p.fill(src)
+	if p.Intervals < MinIntervals {
+		return ""
+	}
+	if p.paced() {
+		attempts := float64(p.set.Ops) / p.secs
+		p.held = attempts >= heldShare*p.TargetOpsSec
+		p.heldText = fmt.Sprintf("rate %s of the target %s", rateText(attempts), rateText(p.TargetOpsSec))
+	}
+	all := true
+	for _, j := range p.judged {
+		if j.failsEarly() {
+			return p.decide(Fail, j)
+		}
+		if !j.evidence() {
+			all = false
+		}
+	}
+	if !p.held {
+		p.Decided = p.heldText
+		return Fail
+	}
+	if !all {
+		return ""
+	}
+	for _, j := range p.judged {
+		if !j.res.Pass {
+			return p.decide(Fail, j)
+		}
+	}
+	return p.decide(Pass, closest(p.judged))
+}
+
+// heldShare is the share of its target a paced probe must attempt: below
+// it, the client or the database did not keep the rate (the client
+// bottleneck rule's 95 %).
+const heldShare = 0.95
+
+// decide sets the verdict and the condition that decided it.
+func (p *probe) decide(v string, j judged) string {
+	if j.t.Expr != "" {
+		cmp := map[bool]string{true: j.t.Cmp, false: negate(j.t.Cmp)}[j.res.Pass]
+		p.Decided = label(j.t) + " " + valueText(j) + " " + cmp + " " + boundText(j.t)
+		if j.res.NoData {
+			p.Decided = label(j.t) + ": no data"
+		}
+	}
+	return v
+}
+
+// closest is the passing condition nearest its bound (the one a higher
+// rate would fail first).
+func closest(js []judged) judged {
+	best, ratio := judged{}, -1.0
+	for _, j := range js {
+		if j.t.Value <= 0 || j.res.NoData {
+			continue
+		}
+		r := actualOf(j) / j.t.Value
+		if !isUpper(j.t.Cmp) {
+			r = j.t.Value / max(actualOf(j), 1e-9)
+		}
+		if r > ratio {
+			best, ratio = j, r
+		}
+	}
+	if ratio < 0 && len(js) > 0 {
+		return js[0]
+	}
+	return best
+}
+
+// actualOf is a condition's figure in the unit of its bound.
+func actualOf(j judged) float64 {
+	if j.t.Metric == "latency" {
+		return j.res.Actual * 1e3 // µs to ns
+	}
+	return j.res.Actual
+}
+
+func isUpper(cmp string) bool { return cmp == "<" || cmp == "<=" }
+
+func negate(cmp string) string {
+	return map[string]string{"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[cmp]
+}
+
+// boundText is a condition's bound as given: "10ms", "0.1%", "5000".
+func boundText(t verdict.Threshold) string {
+	if i := strings.IndexAny(t.Expr, "<>"); i >= 0 {
+		return strings.TrimSpace(strings.TrimLeft(t.Expr[i:], "<>="))
+	}
+	return fmt.Sprint(t.Value)
+}
+
+// serviceUS is the mean service time in µs, 0 when nothing succeeded.
+func (p *Probe) serviceUS() float64 {
+	if p.MeanServiceUS == nil {
+		return 0
+	}
+	return *p.MeanServiceUS
+}
+
+// fill computes the probe's record from its steady part.
+func (p *probe) fill(src source) {
+	set := p.set
+	failed := failedOps(set)
+	p.Operations, p.Errors = set.Ops, failed
+	p.SteadyS = p.secs
+	if p.secs > 0 {
+		p.GoodputOpsSec = float64(set.Ops-failed) / p.secs
+		p.FailedOpsSec = float64(failed) / p.secs
+	}
+	svc := src
+	svc.service = true
+	p.MeanServiceUS = nil
+	if h := svc.hist("TOTAL", measure.OK); h != nil {
+		v := h.Mean() / 1e3
+		p.MeanServiceUS = &v
+	}
+	p.MeanIntendedUS = nil
+	if p.paced() {
+		if h := src.hist("TOTAL", measure.OKIntended); h != nil {
+			v := h.Mean() / 1e3
+			p.MeanIntendedUS = &v
+		}
+	}
+	p.ThreadsBusy = 0
+	if p.Threads > 0 {
+		p.ThreadsBusy = p.GoodputOpsSec * p.serviceUS() / 1e6 / float64(p.Threads)
+	}
+	p.ClientCPU = nil
+	if p.cpuN > 0 {
+		v := p.cpuSum / float64(p.cpuN)
+		p.ClientCPU = &v
+	}
+	p.ClientSaturated = p.Intervals > 0 && 2*p.sat >= p.Intervals
+	p.Conditions = p.Conditions[:0]
+	for _, j := range p.judged {
+		c := Condition{Expr: j.t.Expr, Pass: j.res.Pass, Unit: j.res.Unit, Text: valueText(j)}
+		if !j.res.NoData {
+			v := j.res.Actual
+			c.Actual = &v
+		}
+		if j.t.Metric == "latency" {
+			c.Basis, c.Samples = "service", j.ok
+			if p.paced() {
+				c.Basis = "intended"
+			}
+			if j.service != nil && !j.service.NoData {
+				c.ServiceText = valueText(judged{t: j.t, res: *j.service})
+				pass := j.service.Pass
+				c.ServicePass = &pass
+			}
+		}
+		p.Conditions = append(p.Conditions, c)
+	}
+}
+
+// evidenceOf is the probe's scarcest percentile condition: its
+// successful operations and how many it needs (0, 0 when none has a need).
+func (p *probe) evidenceOf() (have, need int64) {
+	worst := -1.0
+	for _, j := range p.judged {
+		if j.need <= 0 {
+			continue
+		}
+		if r := float64(j.ok) / float64(j.need); worst < 0 || r < worst {
+			worst, have, need = r, j.ok, j.need
+		}
+	}
+	return have, need
+}

@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// --find-max's bad input: one line naming the flag, exit status 2,
+// before anything is opened.
+func TestFindMaxRefused(t *testing.T) {
+	fm := []string{"run", "memory", "--find-max", "p99<10ms"}
+	with := func(extra ...string) []string { return append(append([]string(nil), fm...), extra...) }
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"bad expression", []string{"run", "memory", "--find-max", "p99<<10ms"}, []string{"--find-max", "p99<<10ms"}},
+		{"-target", with("-target", "500"), []string{"-target", "500", "--find-max", "sets the target itself"}},
+		{"-p target", with("-p", "target=500"), []string{"target=", "500", "sets the target itself"}},
+		{"--sweep", with("--sweep", "target=1,2"), []string{"--sweep", "--find-max"}},
+		{"--threshold", with("--threshold", "p99<5ms"), []string{"--threshold", "p99<5ms", "--find-max"}},
+		{"--duration", with("--duration", "30s"), []string{"--duration", "--find-max-time"}},
+		{"--at target", with("--at", "5s:target=100"), []string{"--at", "5s:target=100", "--find-max"}},
+		{"load", []string{"load", "memory", "--find-max", "p99<10ms"}, []string{"--find-max", "benchtop run"}},
+		{"measurement op", with("-p", "measurement.interval=op"), []string{"measurement.interval=op", "intended start"}},
+		{"time too short", with("--find-max-time", "1s"), []string{"--find-max-time", "1s", "at least 10s"}},
+		{"bad precision", with("--find-max-precision", "90%"), []string{"--find-max-precision", "90%", "0.1%"}},
+		{"bad floor", with("--find-max-min", "-3"), []string{"--find-max-min", "-3"}},
+		{"bad over", with("--find-max-over", "partitions=1,2"), []string{"--find-max-over", "threads=N1,N2"}},
+		{"over with -threads", with("--find-max-over", "threads=4,8", "-threads", "4"), []string{"-threads", "--find-max-over"}},
+		{"flag without --find-max", []string{"run", "memory", "--find-max-time", "1m"}, []string{"--find-max-time", "without --find-max"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(c.args, &out, &errb); code != exitUsage {
+				t.Fatalf("exit status %d, want %d; stderr: %s", code, exitUsage, errb.String())
+			}
+			msg := errb.String()
+			if n := strings.Count(msg, "\n"); n != 1 {
+				t.Errorf("%d lines on stderr: %q", n, msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("stderr %q does not say %q", msg, w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,37 @@
+package output
+
+// The capacity search's outcome (--find-max) in the text report.
+
+import (
+	"fmt"
+	"io"
+
+	"benchtop/engine/findmax"
+)
+
+// WriteCapacity writes the search's lines after the text report: "#
+// capacity: " and the answer, whether it can be trusted and why not, then
+// "# capacity probe N: " and each probe. Nothing without a search (nil).
+func WriteCapacity(w io.Writer, r *findmax.Report) {
+	if r == nil {
+		return
+	}
+	answer, probes := r.TextLines()
+	for _, l := range answer {
+		fmt.Fprintf(w, "# capacity: %s\n", l)
+	}
+	for _, l := range probes {
+		fmt.Fprintf(w, "# capacity probe %s\n", l)
+	}
+}
+
+// WithCapacity adds the search's outcome as the "capacity" member (nil:
+// none).
+func (s *Summary) WithCapacity(r *findmax.Report) *Summary {
+	s.Capacity = r
+	return s
+}
+
+// SetCapacity gives the exports the search's report so far, for the
+// saves of the live screen's s key.
+func (e *Exports) SetCapacity(f func() *findmax.Report) { e.capacity = f }
