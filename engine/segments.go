@@ -156,8 +156,13 @@ func (sg *segments) fill(s *segmentAcc, end time.Time) {
 		s.Intervals = s.ticks - 1
 	}
 	s.Stalls = s.stalls
-	if d := end.Sub(s.steadyT).Seconds(); s.ticks > 0 && !s.steady.Empty() && d > 0 {
-		figures, fdur = s.steady, d
+	// The steady part counts once it holds a whole interval (two ticks):
+	// after one tick it is the sliver between that tick and a change or
+	// the stop, a few ms whose rate says nothing of the segment (a stream
+	// segment of 5 M rows in 1 s showed 289,406 ops/s and 0 rows/s).
+	steady := s.ticks > 1 && !s.steady.Empty() && end.After(s.steadyT)
+	if steady {
+		figures, fdur = s.steady, end.Sub(s.steadyT).Seconds()
 	}
 	s.OpsPerSec, s.FailedPerSec, s.ErrorRate = 0, 0, 0
 	if fdur > 0 {
@@ -193,7 +198,7 @@ func (sg *segments) fill(s *segmentAcc, end time.Time) {
 	// The workload's figures over the same part as the operations' rates:
 	// the steady part when there is one.
 	sums, first, sdur := s.sums, s.first, dur
-	if s.ticks > 0 && !s.steady.Empty() && end.After(s.steadyT) {
+	if steady {
 		sums, first, sdur = s.steadySums, s.steadyFirst, end.Sub(s.steadyT).Seconds()
 	}
 	if sg.counters != nil && first != nil {
