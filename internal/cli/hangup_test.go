@@ -82,9 +82,15 @@ func (s *started) signal(t *testing.T, sig syscall.Signal) {
 }
 
 // underway waits for the run phase's first status line (-s).
+// It waits for a status line of the run phase's operations: the load
+// phase's (INSERT) came first, and a signal right after it stopped the
+// run between its phases, before the run phase that the tests judge.
 func (s *started) underway(t *testing.T) {
 	t.Helper()
-	poll(t, "the run phase to start", func() bool { return strings.Contains(s.stderr.String(), "operations;") })
+	poll(t, "the run phase to start", func() bool {
+		e := s.stderr.String()
+		return strings.Contains(e, "operations;") && strings.Contains(e, "[READ:")
+	})
 }
 
 // running tells whether the process has not ended.

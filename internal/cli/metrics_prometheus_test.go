@@ -230,9 +230,17 @@ func checkP99(t *testing.T, api, sel string, log map[int64]float64, pushed bool)
 	for _, s := range res[0].Values {
 		ms := int64(math.Round(s[0].(float64) * 1000))
 		v, _ := strconv.ParseFloat(s[1].(string), 64)
-		// The last interval that ended by the sample's time (the log keeps
-		// milliseconds as it writes them: 2 ms of slack).
+		// The interval that ended at the sample's time (the log keeps
+		// milliseconds as it writes them: 2 ms of slack; the nearest when
+		// two end within them: a last interval, the grace after a tick
+		// that passed the stop, can end 1 ms after that tick's), else the
+		// last one that ended before it.
 		i := sort.Search(len(ends), func(i int) bool { return ends[i] > ms+2 }) - 1
+		for j := i - 1; j >= 0 && abs64(ends[j]-ms) <= 2; j-- {
+			if abs64(ends[j]-ms) < abs64(ends[i]-ms) {
+				i = j
+			}
+		}
 		if pushed && i >= 0 && abs64(ends[i]-ms) <= 2 {
 			matched++
 		}
