@@ -186,6 +186,62 @@ func TestMaxRateConst(t *testing.T) {
 	}
 }
 
+// TestBand: one seed's p99 is not monotone in the rate, so the crossing
+// is a band: nothing fails below First, nothing holds above Last (on
+// the band's grid), MaxRate's answer lies between them, and First fails
+// and Last holds. For 200 threads of 100 ms on 500 servers the band is
+// wide (the seed's p99 jumps by 40 ms between neighbouring rates); for
+// one exponential server over 30 s it is narrow.
+func TestBand(t *testing.T) {
+	p99 := func(m Model, l Load, rate float64) time.Duration {
+		l.Rate = rate
+		return predict(t, m, l).Intended(0.99)
+	}
+	for _, c := range []struct {
+		name  string
+		m     Model
+		l     Load
+		bound time.Duration
+		width float64 // the most (Last-First)/First expected
+	}{
+		{"threads", Model{Servers: 500, Service: Service{Kind: Exp, Mean: 100 * time.Millisecond, CV: 1}},
+			Load{Threads: 200, Duration: 10 * time.Second, Warmup: time.Second}, 658 * time.Millisecond, 0.15},
+		{"dm1", Model{Servers: 1, Service: Service{Kind: Exp, Mean: time.Millisecond, CV: 1}, Seed: 2},
+			Load{Threads: 50, Duration: 30 * time.Second, Warmup: time.Second}, 10 * time.Millisecond, 0.03},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			first, last, err := c.m.Band(0.99, c.bound, c.l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mid, err := c.m.MaxRate(0.99, c.bound, c.l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("band %.0f-%.0f, MaxRate %.0f", first, last, mid)
+			if first > mid*1.002 || last < mid || first > last*1.002 {
+				t.Fatalf("band %g-%g, MaxRate %g: want first <= MaxRate <= last", first, last, mid)
+			}
+			if (last-first)/first > c.width {
+				t.Errorf("band %g-%g wider than %.0f %%", first, last, 100*c.width)
+			}
+			if first < mid {
+				if got := p99(c.m, c.l, first); got <= c.bound {
+					t.Errorf("p99 at First %g: %v, within the bound %v", first, got, c.bound)
+				}
+			}
+			if got := p99(c.m, c.l, last); got > c.bound {
+				t.Errorf("p99 at Last %g: %v, over the bound %v", last, got, c.bound)
+			}
+			for r := mid * 2 / 3; r < first/1.0025; r *= 1.0025 * 1.0025 * 1.0025 {
+				if got := p99(c.m, c.l, r); got > c.bound {
+					t.Fatalf("p99 at %g, below First %g: %v, over the bound %v", r, first, got, c.bound)
+				}
+			}
+		})
+	}
+}
+
 // TestSweep: a sweep's segments follow one another on the sim's clock: a
 // stall scripted in the third segment shows there only, and intended
 // latency grows with the rate towards the capacity.
