@@ -36,6 +36,7 @@ import (
 	_ "benchtop/engine/stream"
 	_ "benchtop/engine/timeseries"
 	"benchtop/internal/cli"
+	"benchtop/internal/output"
 	"benchtop/internal/sigfirst"
 )
 
@@ -63,7 +64,7 @@ func startProfile(env string, start func(io.Writer) error, stop func()) func() {
 	if path == "" {
 		return func() {}
 	}
-	f, err := os.Create(path)
+	f, err := output.CreateRegular(path)
 	if err == nil {
 		if err = start(f); err != nil {
 			f.Close()
@@ -89,7 +90,7 @@ func heapProfile(env string) func() {
 		return func() {}
 	}
 	write := func(name string) {
-		f, err := os.Create(name)
+		f, err := output.CreateRegular(name)
 		if err == nil {
 			err = pprof.Lookup("heap").WriteTo(f, 0)
 			if cerr := f.Close(); err == nil {

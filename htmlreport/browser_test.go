@@ -138,7 +138,7 @@ func TestChromiumRendersTheReport(t *testing.T) {
 	for _, fixture := range []string{"sweep", "stream"} {
 		t.Run(fixture, func(t *testing.T) {
 			page := filepath.Join(dir, fixture+".html")
-			if err := WriteFile(page, Build(loadFixture(t, fixture, true, true))); err != nil {
+			if err := writeFile(page, Build(loadFixture(t, fixture, true, true))); err != nil {
 				t.Fatal(err)
 			}
 			img, log := browse(t, bin, page, 1280, 2000)

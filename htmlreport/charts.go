@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -376,11 +375,11 @@ func attrEscape(s string) string {
 	return r.Replace(s)
 }
 
-// writePNG writes the chart as DIR/ID.png and returns the path.
-func writePNG(c *Chart, dir string) (string, error) {
+// drawPNG draws the chart as a PNG into w.
+func drawPNG(c *Chart, w io.Writer) error {
 	p, err := plotOf(c, true)
 	if err != nil {
-		return "", err
+		return err
 	}
 	cv := vgimg.NewWith(vgimg.UseWH(chartW, chartH), vgimg.UseDPI(pngDPI))
 	// A white background: slides and viewers may not be white.
@@ -388,16 +387,8 @@ func writePNG(c *Chart, dir string) (string, error) {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
 	p.Draw(dc)
-	path := filepath.Join(dir, fileName(c.ID)+".png")
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: cv}).WriteTo(f); err != nil {
-		f.Close()
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return path, f.Close()
+	_, err = (vgimg.PngCanvas{Canvas: cv}).WriteTo(w)
+	return err
 }
 
 func fileName(id string) string {

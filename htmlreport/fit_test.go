@@ -85,7 +85,7 @@ func TestChromiumTablesFit1400(t *testing.T) {
 	for name, rep := range reports {
 		t.Run(name, func(t *testing.T) {
 			page := filepath.Join(dir, name+".html")
-			if err := WriteFile(page, rep); err != nil {
+			if err := writeFile(page, rep); err != nil {
 				t.Fatal(err)
 			}
 			widths := tableWidths(t, bin, page, 1400)

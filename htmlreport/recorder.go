@@ -1,9 +1,7 @@
 package htmlreport
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -209,22 +207,4 @@ func logTimes(startMs, endMs, baseMs int64) (int64, int64) {
 	end := (float64(endMs) - float64(baseMs)) / 1000.0
 	abs := decimal6(start) + float64(baseMs/1000)
 	return int64(abs * 1000.0), int64((abs + decimal6(end-start)) * 1000.0)
-}
-
-// WriteFile writes the report of the run so far to path.
-func (r *Recorder) WriteFile(path string, results []*engine.PhaseResult, info engine.Info) error {
-	rep, err := r.Report(results, info)
-	if err != nil {
-		return err
-	}
-	return WriteFile(path, rep)
-}
-
-// WriteFile renders rep into path.
-func WriteFile(path string, rep *Report) error {
-	var b bytes.Buffer
-	if err := Render(&b, rep); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }

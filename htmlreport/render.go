@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 )
 
 //go:embed page.html.tmpl
@@ -75,19 +74,27 @@ func Render(w io.Writer, r *Report) error {
 	return nil
 }
 
-// WritePNGs writes every chart as a PNG into dir (created if missing) and
-// returns the paths.
-func WritePNGs(r *Report, dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("png: %w", err)
-	}
-	var paths []string
+// PNG is one chart of the report as a PNG file (1280x540, for slides).
+// Its writer (benchtop report --png) checks and writes the file as it
+// does every output.
+type PNG struct {
+	Name  string // the file's name: the chart's ID, .png
+	chart *Chart
+}
+
+// PNGs lists the report's charts as PNG files, in page order.
+func PNGs(r *Report) []PNG {
+	var out []PNG
 	for _, c := range r.charts() {
-		p, err := writePNG(c, dir)
-		if err != nil {
-			return paths, fmt.Errorf("png: %w", err)
-		}
-		paths = append(paths, p)
+		out = append(out, PNG{Name: fileName(c.ID) + ".png", chart: c})
 	}
-	return paths, nil
+	return out
+}
+
+// Write draws the chart as a PNG into w.
+func (p PNG) Write(w io.Writer) error {
+	if err := drawPNG(p.chart, w); err != nil {
+		return fmt.Errorf("png %s: %w", p.Name, err)
+	}
+	return nil
 }

@@ -4,7 +4,12 @@ package cli
 // run's --html writes (internal/output reads them, htmlreport draws).
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"benchtop/htmlreport"
@@ -19,6 +24,7 @@ type reportArgs struct {
 	jsons, hlogs, csvs []string
 	out, png           string
 	compare            bool
+	guard              *output.Guard // the inputs and -o; the charts join once known
 }
 
 func parseReportArgs(args []string) (*reportArgs, error) {
@@ -93,7 +99,66 @@ func parseReportArgs(args []string) (*reportArgs, error) {
 	if err := g.Output("-o", a.out); err != nil {
 		return nil, usagef("report: %v", err)
 	}
+	if err := checkPNGDir(a.png); err != nil {
+		return nil, usagef("report: --png %s: %v", a.png, err)
+	}
+	a.guard = g
 	return a, nil
+}
+
+// checkPNGDir is the rule of --png's folder: a folder (created when
+// missing), never a symbolic link to one, so that the charts land where
+// the flag says and nowhere a link planted there points.
+func checkPNGDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if output.IsStdout(dir) {
+		return errors.New("is standard output; the charts need a folder")
+	}
+	li, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return output.PathCause(err)
+	case li.Mode()&fs.ModeSymlink != 0:
+		return errors.New("is a symbolic link; benchtop never writes through a link (name the folder it points to)")
+	case !li.IsDir():
+		return errors.New("is not a folder")
+	}
+	return nil
+}
+
+// checkPNGs checks each chart's file in dir as an output: a regular file
+// or none, not an input or another output. A folder that does not exist
+// yet holds none of them.
+func checkPNGs(g *output.Guard, dir string, pngs []htmlreport.PNG) error {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	for _, p := range pngs {
+		if err := g.Output("--png", filepath.Join(dir, p.Name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writePNGs writes each chart into dir (created if missing), each file
+// through a temporary file renamed over a regular file only, and returns
+// how many it wrote.
+func writePNGs(dir string, pngs []htmlreport.PNG) (int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, output.PathCause(err)
+	}
+	for i, p := range pngs {
+		path := filepath.Join(dir, p.Name)
+		if err := output.WriteFile(path, nil, p.Write); err != nil {
+			return i, fmt.Errorf("%s: %v", path, output.PathCause(err))
+		}
+	}
+	return len(pngs), nil
 }
 
 // reportCommand is `benchtop report`: it renders saved exports as HTML.
@@ -117,6 +182,13 @@ func reportCommand(st *State, args []string) int {
 	} else {
 		rep = htmlreport.Build(runs[0])
 	}
+	var pngs []htmlreport.PNG
+	if a.png != "" {
+		pngs = htmlreport.PNGs(rep)
+		if err := checkPNGs(a.guard, a.png, pngs); err != nil {
+			return st.fail(exitUsage, usagef("report: %v", err))
+		}
+	}
 	if err := output.WriteFile(a.out, st.Stdout, func(w io.Writer) error { return htmlreport.Render(w, rep) }); err != nil {
 		st.tell("report: -o %s: %s", a.out, output.OneLine(output.PathCause(err)))
 		return exitFailure
@@ -125,12 +197,12 @@ func reportCommand(st *State, args []string) int {
 		st.tell("wrote %s", a.out)
 	}
 	if a.png != "" {
-		paths, err := htmlreport.WritePNGs(rep, a.png)
+		n, err := writePNGs(a.png, pngs)
 		if err != nil {
 			st.tell("report: --png %s: %s", a.png, output.OneLine(err))
 			return exitFailure
 		}
-		st.tell("wrote %d charts into %s", len(paths), a.png)
+		st.tell("wrote %d charts into %s", n, a.png)
 	}
 	return exitOK
 }

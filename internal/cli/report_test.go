@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -115,5 +116,94 @@ func TestCommandLineMasksSecrets(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q lacks %q", got, want)
 		}
+	}
+}
+
+// report --png writes its charts as every output is written: into a
+// folder that is not a link, each chart over a regular file only, never
+// over an input or another output; a refusal exits 2 before anything is
+// written. A regular old chart is replaced.
+func TestReportPNGsAreGuarded(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	var out, errb bytes.Buffer
+	if code := run([]string{"run", "memory", "-p", "recordcount=100", "-p", "operationcount=0", "-p", "maxexecutiontime=1",
+		"-threads", "1", "--headless", "--json", p("r.json"), "--timeseries", p("r.csv")}, &out, &errb); code != 0 {
+		t.Fatalf("run exited %d: %s", code, errb.String())
+	}
+	victim := p("victim.txt")
+	if err := os.WriteFile(victim, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := func(png string, extra ...string) (int, string) {
+		errb.Reset()
+		os.Remove(p("page.html"))
+		args := append([]string{p("r.json"), "--timeseries", p("r.csv"), "-o", p("page.html"), "--png", png}, extra...)
+		code := runReport(args, &out, &errb)
+		return code, errb.String()
+	}
+	refused := func(name string, code int, msg, want string) {
+		t.Helper()
+		if code != exitUsage || !strings.Contains(msg, want) {
+			t.Errorf("%s: exit %d, %q: want %d and %q", name, code, msg, exitUsage, want)
+		}
+		if _, err := os.Stat(p("page.html")); err == nil {
+			t.Errorf("%s: the page was written before the refusal", name)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+			t.Errorf("%s: the file behind the link now holds %q", name, b)
+		}
+	}
+
+	// The folder a link to another.
+	target := p("target")
+	os.Mkdir(target, 0o755)
+	os.Symlink(target, p("linkdir"))
+	code, msg := report(p("linkdir"))
+	refused("folder link", code, msg, "is a symbolic link")
+	if ents, _ := os.ReadDir(target); len(ents) != 0 {
+		t.Errorf("the link's folder holds %d files", len(ents))
+	}
+
+	// A chart's name a link to another file, then a FIFO.
+	charts := p("charts")
+	os.Mkdir(charts, 0o755)
+	chart := filepath.Join(charts, "throughput.png")
+	os.Symlink(victim, chart)
+	code, msg = report(charts)
+	refused("chart link", code, msg, "symbolic link")
+	if li, err := os.Lstat(chart); err != nil || li.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+	os.Remove(chart)
+	if err := syscall.Mkfifo(chart, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, msg = report(charts)
+	refused("chart FIFO", code, msg, "a FIFO")
+	os.Remove(chart)
+
+	// A chart's name the page's, or an input's.
+	code, msg = report(charts, "-o", chart)
+	if code != exitUsage || !strings.Contains(msg, "-o") {
+		t.Errorf("chart = -o: exit %d, %q", code, msg)
+	}
+	if err := os.Link(p("r.csv"), chart); err != nil {
+		t.Fatal(err)
+	}
+	code, msg = report(charts)
+	refused("chart = input", code, msg, "input")
+	os.Remove(chart)
+
+	// A regular old chart is replaced by the new one.
+	os.WriteFile(chart, []byte("old"), 0o644)
+	if code, msg = report(charts); code != exitOK {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	if b, _ := os.ReadFile(chart); !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("throughput.png not replaced by a PNG: %q", b[:min(len(b), 8)])
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(charts, ".*.tmp")); len(tmps) != 0 {
+		t.Errorf("temporary files left: %v", tmps)
 	}
 }

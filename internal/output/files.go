@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"syscall"
 )
 
 // CheckWritable tells whether a file can be created at path: its
@@ -103,4 +105,30 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return t.commit()
+}
+
+// CreateRegular opens path for writing from its start, for a file
+// written as it goes (a profile, a trace): a new file, or a regular one
+// emptied, never a symbolic link (not followed, O_NOFOLLOW) or a device,
+// FIFO or socket, which is refused before anything is written to it.
+func CreateRegular(path string) (*os.File, error) {
+	if err := CheckOutputFile(path); err != nil {
+		return nil, fmt.Errorf("%s: %s", path, strings.Replace(err.Error(), "is now", "is", 1))
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s: is %s; not written", path, kindOf(st.Mode()))
+	}
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

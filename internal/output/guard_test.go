@@ -234,3 +234,40 @@ func TestGuardMissingFolder(t *testing.T) {
 	err := NewGuard().Output("--json", p)
 	refused(t, err, "--json "+p, "folder", "no such file or directory")
 }
+
+// CreateRegular (the profiles' files) empties a regular file and creates
+// a new one, and refuses a link (the file behind it untouched) and a
+// FIFO (never opened: a FIFO without a reader would block).
+func TestCreateRegular(t *testing.T) {
+	dir := t.TempDir()
+	old := write(t, filepath.Join(dir, "old.prof"), "old profile")
+	for _, path := range []string{old, filepath.Join(dir, "new.prof")} {
+		f, err := CreateRegular(path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		f.WriteString("new")
+		f.Close()
+		if b, _ := os.ReadFile(path); string(b) != "new" {
+			t.Errorf("%s holds %q, want %q", path, b, "new")
+		}
+	}
+	victim := write(t, filepath.Join(dir, "victim"), "keep me")
+	link := filepath.Join(dir, "link.prof")
+	os.Symlink(victim, link)
+	if f, err := CreateRegular(link); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		f.Close()
+		t.Errorf("a link: %v", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+		t.Errorf("the file behind the link holds %q", b)
+	}
+	fifo := filepath.Join(dir, "fifo.prof")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := CreateRegular(fifo); err == nil || !strings.Contains(err.Error(), "a FIFO") {
+		f.Close()
+		t.Errorf("a FIFO: %v", err)
+	}
+}
