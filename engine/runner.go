@@ -67,6 +67,8 @@ type Runner struct {
 	stopCh      chan struct{}
 	stopOnce    sync.Once
 	interrupted atomic.Bool
+
+	betweenPhases func() // a test's hook: after a phase another follows
 }
 
 // prepareTimeout bounds an adapter's Prepare (a table's creation).
@@ -196,6 +198,9 @@ func (r *Runner) Run(ctx context.Context) ([]*PhaseResult, error) {
 		if err != nil {
 			return r.Results(), err
 		}
+		if r.betweenPhases != nil && i < len(phases)-1 {
+			r.betweenPhases()
+		}
 		r.mu.Lock()
 		stopped := r.stopped
 		r.mu.Unlock()
@@ -203,10 +208,26 @@ func (r *Runner) Run(ctx context.Context) ([]*PhaseResult, error) {
 			break
 		}
 	}
+	r.markCutShort(ctx, len(phases))
 	if err := r.finish(); err != nil {
 		return r.Results(), err
 	}
 	return r.Results(), nil
+}
+
+// markCutShort marks the last result interrupted when a signal stopped
+// the run between its phases (after the load, before the run phase): the
+// load ended whole, but the run did not, and its report says so as one
+// stopped inside a phase does.
+func (r *Runner) markCutShort(ctx context.Context, phases int) {
+	if !r.interrupted.Load() && ctx.Err() == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.results); n > 0 && n < phases {
+		r.results[n-1].Interrupted = true
+	}
 }
 
 // finish runs the workload's closing check and attaches it to the last

@@ -430,3 +430,41 @@ func TestMarkSegmentsBestAndKnee(t *testing.T) {
 		t.Errorf("best marks wrong: %+v", segs)
 	}
 }
+
+// A signal between the load and the run phase (the load whole, the run
+// never started) leaves the load's result marked interrupted, as a stop
+// inside a phase does: its report says the run was cut short. A run that
+// ends as planned is not marked.
+func TestInterruptBetweenPhases(t *testing.T) {
+	for _, interrupt := range []bool{true, false} {
+		cfg := testConfig(t, "run", map[string]string{"recordcount": "500", "operationcount": "500", "load.before.run": "true"})
+		r, err := New(cfg, &fakeDB{}, Options{Host: sharedHost})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if interrupt {
+			r.betweenPhases = r.Interrupt
+		}
+		go func() {
+			for range r.Snapshots() {
+			}
+		}()
+		res, err := r.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 2
+		if interrupt {
+			want = 1
+		}
+		if len(res) != want || res[0].Phase != PhaseLoad {
+			t.Fatalf("interrupt %v: %d results, want %d, the load's first", interrupt, len(res), want)
+		}
+		if res[0].Set.Ops != 500 {
+			t.Errorf("interrupt %v: the load did %d inserts, want all 500", interrupt, res[0].Set.Ops)
+		}
+		if got := res[len(res)-1].Interrupted; got != interrupt {
+			t.Errorf("interrupt %v: the last result's Interrupted is %v", interrupt, got)
+		}
+	}
+}
