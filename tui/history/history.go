@@ -122,7 +122,11 @@ const eventCap = 2000
 type History struct {
 	// Last is the newest snapshot, nil before the first.
 	Last *engine.Snapshot
-	// MaxRate is the highest total ops/s of an interval so far.
+	// MaxRate is the highest rate of a whole interval in the phase so
+	// far (as MeanRate, since the phase's start): an interval shorter
+	// than half the status interval (a load of 1,000 records in 12 ms, a
+	// last interval cut at the stop) counts only while no whole one has,
+	// a few operations over a sliver being no rate the phase held.
 	MaxRate float64
 	// Unit is what the rates count: "ops/s", or "rows/s" for the
 	// partitioned stream, whose rates are rows consumed.
@@ -152,6 +156,7 @@ type History struct {
 	lat    map[string]*Ring[Lat]
 	events *Ring[engine.Event]
 	mean   meanRate
+	max    maxRate
 }
 
 // Bounds of the throughput series, in points: at least an hour at 1 s, at
@@ -175,6 +180,7 @@ func pointsFor(interval time.Duration) int {
 // snapshots actually come at (status.interval), measured as they arrive.
 func New(interval time.Duration) *History {
 	return &History{
+		max:    maxRate{interval: interval},
 		points: NewRing[Point](pointsFor(interval)),
 		lat:    map[string]*Ring[Lat]{},
 		events: NewRing[engine.Event](eventCap),
@@ -193,6 +199,7 @@ func (h *History) Add(s *engine.Snapshot) {
 		h.events = NewRing[engine.Event](eventCap)
 		h.MaxRate = 0
 		h.mean = meanRate{}
+		h.max = maxRate{interval: h.max.interval}
 	}
 	h.Last = s
 	rate := s.Total.Interval.Rate
@@ -210,9 +217,7 @@ func (h *History) Add(s *engine.Snapshot) {
 		h.Stream = w.Partitions
 	}
 	h.MeanRate = h.mean.add(s, rate, h.MeanRate)
-	if rate > h.MaxRate {
-		h.MaxRate = rate
-	}
+	h.MaxRate = h.max.add(s, rate)
 	h.points.Push(Point{End: s.Elapsed, Mid: s.Elapsed - s.Interval/2, Rate: rate, Failed: s.Total.Interval.FailedRate, Target: s.Target})
 	h.fit()
 	for _, op := range s.Ops {
@@ -280,6 +285,28 @@ func (m *meanRate) add(s *engine.Snapshot, rate, fallback float64) float64 {
 		return fallback
 	}
 	return m.work / m.spent
+}
+
+// maxRate is the highest rate of a phase's whole intervals (MaxRate).
+type maxRate struct {
+	interval time.Duration // the status interval
+	phase    engine.Phase
+	whole    bool // a whole interval has counted
+	rate     float64
+}
+
+// add counts one snapshot's interval at rate and returns the maximum.
+func (m *maxRate) add(s *engine.Snapshot, rate float64) float64 {
+	if s.Phase != m.phase {
+		*m = maxRate{interval: m.interval, phase: s.Phase}
+	}
+	switch whole := s.Interval >= m.interval/2; {
+	case whole && !m.whole:
+		m.whole, m.rate = true, rate
+	case whole == m.whole:
+		m.rate = max(m.rate, rate)
+	}
+	return m.rate
 }
 
 // fit grows the throughput series so that it holds Window at the mean

@@ -93,3 +93,36 @@ func TestMeanLeavesPausedIntervalsOut(t *testing.T) {
 		t.Errorf("mean of a new phase: %v, want 50", h.MeanRate)
 	}
 }
+
+// The header's max is the highest whole interval of the phase: a load's
+// one sliver of an interval (1,000 records in 12 ms: 84K ops/s) shows
+// while the load is all there is, then the run phase starts its own max;
+// a last interval cut at the stop (35 ms) does not raise it.
+func TestMaxIsAWholeIntervalOfThePhase(t *testing.T) {
+	h := New(time.Second)
+	var elapsed time.Duration
+	add := func(phase engine.Phase, rate float64, interval time.Duration) {
+		elapsed += interval
+		s := &engine.Snapshot{Phase: phase, Elapsed: elapsed, Interval: interval}
+		s.Total.Interval.Rate = rate
+		h.Add(s)
+	}
+	add(engine.PhaseLoad, 84304, 12*time.Millisecond)
+	if h.MaxRate != 84304 {
+		t.Errorf("max of a load of one sliver: %v, want 84304", h.MaxRate)
+	}
+	for _, r := range []float64{1987, 2001, 1990} {
+		add(engine.PhaseRun, r, time.Second)
+	}
+	if h.MaxRate != 2001 {
+		t.Errorf("max of the run phase: %v, want 2001 (the load's sliver is another phase's)", h.MaxRate)
+	}
+	add(engine.PhaseRun, 48900, 35*time.Millisecond)
+	if h.MaxRate != 2001 {
+		t.Errorf("max after a last interval of 35 ms: %v, want 2001", h.MaxRate)
+	}
+	add(engine.PhaseRun, 2500, 900*time.Millisecond)
+	if h.MaxRate != 2500 {
+		t.Errorf("max after a whole interval of 2,500: %v", h.MaxRate)
+	}
+}

@@ -159,11 +159,16 @@ func WindowText(d time.Duration) string {
 }
 
 // Columns averages the points of the window into n columns, ending with
-// the column of end. It returns the values of the columns that have data
-// (right-aligned: the last value is the last column), the target in force
-// in each of them, the seconds per column and the bucket number of the
-// first column. A column without a point of its own (the window is
-// narrower than the chart) repeats the value before it.
+// the column of end: each column is the mean rate over its own span of
+// time, each interval weighted by how much of the column it covered. A
+// phase's sliver of an interval (a load of 1,000 records in 12 ms at 84K
+// ops/s, a last interval cut at the stop) counts for the time it
+// covered, not as a whole interval, and holds no column beyond its own
+// time. It returns the values of the columns that have data
+// (right-aligned: the last value is the last column), the target in
+// force in each of them (the newest interval's), the seconds per column
+// and the bucket number of the first column. A column no interval
+// covers (a gap between phases) repeats the value before it.
 func Columns(pts *history.Ring[history.Point], end, window time.Duration, n int) (vals, targets []float64, bucket float64, firstK int64) {
 	if n <= 0 {
 		return nil, nil, 1, 0
@@ -172,19 +177,30 @@ func Columns(pts *history.Ring[history.Point], end, window time.Duration, n int)
 	endK := int64(math.Floor((end.Seconds() - 1e-9) / b))
 	firstK = endK - int64(n) + 1
 	sums := make([]float64, n)
+	weights := make([]float64, n)
 	tgts := make([]float64, n)
 	cnt := make([]int, n)
 	for i := pts.Len() - 1; i >= 0; i-- {
 		p := pts.At(i)
-		k := int64(math.Floor(p.Mid.Seconds() / b))
-		if k < firstK {
+		to := p.End.Seconds()
+		if to <= float64(firstK)*b {
 			break
 		}
-		if idx := k - firstK; idx < int64(n) {
-			if cnt[idx] == 0 {
-				tgts[idx] = p.Target // the newest point of the column
+		from := to - 2*(p.End-p.Mid).Seconds() // the interval's start
+		if from >= to {
+			from = to - 1e-9
+		}
+		for k := max(int64(math.Floor(from/b)), firstK); k <= min(int64(math.Floor(to/b)), endK); k++ {
+			over := min(to, float64(k+1)*b) - max(from, float64(k)*b)
+			if over <= 0 {
+				continue
 			}
-			sums[idx] += p.Rate
+			idx := k - firstK
+			if cnt[idx] == 0 {
+				tgts[idx] = p.Target // the newest interval of the column
+			}
+			sums[idx] += p.Rate * over
+			weights[idx] += over
 			cnt[idx]++
 		}
 	}
@@ -203,8 +219,7 @@ func Columns(pts *history.Ring[history.Point], end, window time.Duration, n int)
 	prev, prevT := 0.0, 0.0
 	for i := start; i < n; i++ {
 		if cnt[i] > 0 {
-			prev = sums[i] / float64(cnt[i])
-			prevT = tgts[i]
+			prev, prevT = sums[i]/weights[i], tgts[i]
 		}
 		vals = append(vals, prev)
 		targets = append(targets, prevT)

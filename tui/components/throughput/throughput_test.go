@@ -42,10 +42,10 @@ func TestColumnsKeepsOnlyTheWindow(t *testing.T) {
 }
 
 func TestColumnsStretchesWhenTheChartIsWiderThanTheWindow(t *testing.T) {
-	// 2 points over 4 columns of 0.5 s, plotted at the middle of their
-	// interval (0.5 s and 1.5 s): the first value holds until the second.
+	// 2 intervals of 1 s over 4 columns of 0.5 s: each holds the two
+	// columns of its own time, and the line steps where they meet.
 	vals, _, _, _ := Columns(ring(10, 20), 2*time.Second, 2*time.Second, 4)
-	want := []float64{10, 10, 20}
+	want := []float64{10, 10, 20, 20}
 	if len(vals) != len(want) {
 		t.Fatalf("vals = %v, want %v", vals, want)
 	}
@@ -72,6 +72,43 @@ func TestNice(t *testing.T) {
 	for v, want := range map[float64]float64{0.3: 0.5, 140e3: 200e3, 2.1: 2.5, 1: 1} {
 		if got := NiceStep(v); math.Abs(got-want) > want*1e-9 {
 			t.Errorf("NiceStep(%v) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// A column averages its intervals by the time each covered: a load's
+// 12 ms at 84K ops/s beside a second at 2,000 is 2,972 ops/s, not 43K.
+func TestColumnsWeighIntervalsByTheirLength(t *testing.T) {
+	r := history.NewRing[history.Point](4)
+	sliver := 12 * time.Millisecond
+	r.Push(history.Point{End: sliver, Mid: sliver / 2, Rate: 84000})
+	end := sliver + time.Second
+	r.Push(history.Point{End: end, Mid: end - time.Second/2, Rate: 2000})
+	vals, _, _, _ := Columns(r, 2*time.Second, 2*time.Second, 1)
+	want := (84000*0.012 + 2000) / 1.012
+	if len(vals) != 1 || math.Abs(vals[0]-want) > 1e-6 {
+		t.Errorf("vals = %v, want [%v]", vals, want)
+	}
+}
+
+// A load's sliver of an interval (12 ms at 84K ops/s) counts in its own
+// column for the time it covered, (84,000 × 0.012 + 2,000 × 0.088) / 0.1
+// = 11,840 ops/s, and in no other: the columns after it are the next
+// interval's 2,000 ops/s.
+func TestColumnsASliverHoldsItsColumnOnly(t *testing.T) {
+	r := history.NewRing[history.Point](4)
+	sliver := 12 * time.Millisecond
+	r.Push(history.Point{End: sliver, Mid: sliver / 2, Rate: 84000})
+	for end := sliver + time.Second; end < 3*time.Second; end += time.Second {
+		r.Push(history.Point{End: end, Mid: end - time.Second/2, Rate: 2000})
+	}
+	vals, _, _, _ := Columns(r, 3*time.Second, 3*time.Second, 30)
+	if len(vals) != 30 || math.Abs(vals[0]-11840) > 1e-6 {
+		t.Fatalf("vals = %v: want 30, the first 11840", vals)
+	}
+	for i, v := range vals[1:21] {
+		if math.Abs(v-2000) > 1e-6 {
+			t.Fatalf("column %d (%.1f-%.1f s): %v, want 2000: vals %v", i+1, 0.1*float64(i+1), 0.1*float64(i+2), v, vals)
 		}
 	}
 }
