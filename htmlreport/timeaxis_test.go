@@ -160,3 +160,44 @@ func TestShortLastIntervalLeftOut(t *testing.T) {
 		t.Errorf("a last interval of 0.9 s is left out: %v", ts)
 	}
 }
+
+// A load phase of one sliver of an interval (1,000 records in 12 ms:
+// 84K ops/s) has no usual interval of its own; held against the run's 1 s
+// intervals it is left out of the throughput chart, and the caption says
+// so; the run's line keeps the chart's scale. A load of one whole
+// interval stays.
+func TestALoadOfOneSliverIsLeftOut(t *testing.T) {
+	run := &Run{Rows: []Row{{ElapsedS: 0.012, IntervalS: 0.012, Phase: "load", Ops: 1000, OpsPerSec: 84304}}}
+	for i := 1; i <= 5; i++ {
+		run.Rows = append(run.Rows, Row{ElapsedS: 0.012 + float64(i), IntervalS: 1, Phase: "run", Ops: 2000, OpsPerSec: 2000})
+	}
+	hdrRun := &Run{}
+	for i, span := range [][2]float64{{0, 0.012}, {0.012, 1.012}, {1.012, 2.012}, {2.012, 3.012}} {
+		h := hdr.New(1, 3600e9, 3)
+		n := 2000
+		if i == 0 {
+			n = 1000
+		}
+		for j := 0; j < n; j++ {
+			h.RecordValue(int64(1000 + j))
+		}
+		hdrRun.Intervals = append(hdrRun.Intervals, Interval{Op: "INSERT", Load: i == 0, StartS: span[0], EndS: span[1], H: h})
+	}
+	for name, r := range map[string]*Run{"csv": run, "hdr": hdrRun} {
+		var notes []string
+		tput := throughputChart(r, &notes)
+		if tput == nil {
+			t.Fatalf("%s: no throughput chart", name)
+		}
+		if !strings.Contains(tput.Caption, "The load phase's only interval (12.0ms, 1000 operations) is left out") {
+			t.Errorf("%s: caption %q", name, tput.Caption)
+		}
+		if m := maxY(tput.Series); m > 2100 {
+			t.Errorf("%s: the chart reaches %v ops/s: the load's sliver is drawn", name, m)
+		}
+	}
+	run.Rows[0].IntervalS, run.Rows[0].ElapsedS = 0.9, 0.9
+	if skip, ts := rowTails(run.Rows); len(skip) != 0 || tailNote(ts) != "" {
+		t.Errorf("a load of one 0.9 s interval is left out: %v", ts)
+	}
+}
