@@ -137,9 +137,13 @@ func (r *Run) model(t *testing.T) sim.Model {
 // queues): noise is what the probes that decided the answer (the
 // answer's, and the lowest target that failed above it, its calmest try)
 // measured above what the model predicts for them, and lo the lowest
-// rate at which the model fails bound less that noise. An answer is
-// right when it lies between lo and hi, each within the precision asked;
-// lo is 0 when the noise is half the bound or more.
+// rate at which the model fails bound less that noise. The machine also
+// serves a little slower than the model near its capacity: the rate the
+// model keeps is scaled for lo by what that failed probe's calmest try
+// completed against the model's figure for it (3,985 against 4,000 ops/s
+// moves the keep-up cliff from 4,221 to 4,206), when that is below 1.
+// An answer is right when it lies between lo and hi, each within the
+// precision asked; lo is 0 when the noise is half the bound or more.
 func (r *Run) Oracle(t *testing.T, q float64, bound time.Duration) (lo, hi float64, noise time.Duration) {
 	t.Helper()
 	m := r.model(t)
@@ -177,12 +181,27 @@ func (r *Run) Oracle(t *testing.T, q float64, bound time.Duration) (lo, hi float
 		}
 	}
 	calmest := time.Duration(math.MaxInt64)
+	served := 0.0 // the failed probe's calmest share of the model's goodput
 	for _, p := range r.Capacity.Probes {
 		if p.Verdict == findmax.Fail && p.TargetOpsSec == failed && p.Threads == ans.Threads {
 			if e, ok := excess(p); ok {
 				calmest = min(calmest, e)
 			}
+			l := shape(p)
+			l.Rate = p.TargetOpsSec
+			pred, err := m.Predict(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pred.Throughput > 0 {
+				served = max(served, p.GoodputOpsSec/pred.Throughput)
+			}
 		}
+	}
+	keptLo := kept
+	if served > 0 && served < 1 {
+		keptLo = kept * served
+		t.Logf("the machine served %.1f %% of the model's goodput at %.0f ops/s: the model keeps up to %.0f, %.0f allowing for it", 100*served, failed, kept, keptLo)
 	}
 	if calmest != time.Duration(math.MaxInt64) {
 		noise = max(noise, calmest)
@@ -194,7 +213,7 @@ func (r *Run) Oracle(t *testing.T, q float64, bound time.Duration) (lo, hi float
 	if err != nil {
 		t.Fatal(err)
 	}
-	return math.Min(lo, kept), hi, noise
+	return math.Min(lo, keptLo), hi, noise
 }
 
 // keptRate is the highest target the model keeps over a probe shaped
@@ -228,21 +247,33 @@ func keptRate(t *testing.T, m sim.Model, l sim.Load) float64 {
 // CheckOracle checks the answer against the model's band of crossings
 // of bound (Oracle): never above its top by more than the precision;
 // below its bottom by no more than the precision once the machine's own
-// latency is allowed for (when it is
-// under half the bound; else the test is skipped, after every other
-// check, saying so).
+// latency and pace are allowed for (when its latency is under half the
+// bound; else the test is skipped, after every other check, saying so);
+// each with a step of the search's rounding of targets (roundingUnit).
 func (r *Run) CheckOracle(t *testing.T, q float64, bound time.Duration, prec float64) (got, lo, hi float64) {
 	t.Helper()
 	got = *r.Capacity.RateOpsSec
 	lo, hi, noise := r.Oracle(t, q, bound)
 	t.Logf("answer %.0f; the model holds the bound up to %.0f (%+.1f %%) and fails it from %.0f with the %v the machine added", got, hi, 100*(got-hi)/hi, lo, noise)
-	if got > hi*(1+prec) {
-		t.Errorf("answer %.0f above the highest rate at which the model holds the bound, %.0f, by more than %.0f %%", got, hi, 100*prec)
+	if got > hi*(1+prec)+roundingUnit(hi, prec) {
+		t.Errorf("answer %.0f above the highest rate at which the model holds the bound, %.0f, by more than %.0f %% and a rounding step", got, hi, 100*prec)
 	}
-	if lo > 0 && got < lo*(1-prec) {
-		t.Errorf("answer %.0f below the lowest rate at which the model fails the bound, %.0f (allowing the machine's %v), by more than %.0f %%", got, lo, noise, 100*prec)
+	if lo > 0 && got < lo*(1-prec)-roundingUnit(lo, prec) {
+		t.Errorf("answer %.0f below the lowest rate at which the model fails the bound, %.0f (allowing the machine's %v), by more than %.0f %% and a rounding step of %.0f ops/s", got, lo, noise, 100*prec, roundingUnit(lo, prec))
 	}
 	return got, lo, hi
+}
+
+// roundingUnit is the step the search rounds its targets to near rate:
+// a tenth of the precision or finer, in significant digits (3 at 5 %:
+// 10 ops/s near 4,000), as engine/findmax's bracket rounds them. A
+// bracket closed at the precision may sit that much further out.
+func roundingUnit(rate, prec float64) float64 {
+	if rate <= 0 || prec <= 0 {
+		return 0
+	}
+	digits := max(2, int(math.Ceil(math.Log10(10/prec)-1e-9)))
+	return math.Pow(10, math.Ceil(math.Log10(rate))-float64(digits))
 }
 
 // AnswerProbe is the probe that passed at the answer's rate.
