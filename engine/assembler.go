@@ -97,7 +97,7 @@ type Assembler struct {
 // first segment.
 func NewAssembler(c AssemblerConfig, ctl Controls, label string) *Assembler {
 	a := &Assembler{c: c, ctl: ctl, interval: &measure.Set{}, cumulative: &measure.Set{}, lastTick: c.PhaseStart}
-	a.segs = segments{runStart: c.RunStart, measurement: c.Measurement, counters: c.Counters, rateKey: c.RateKey}
+	a.segs = segments{runStart: c.RunStart, interval: c.Interval, measurement: c.Measurement, counters: c.Counters, rateKey: c.RateKey}
 	if c.RateKey != "" && c.Counters != nil {
 		a.rate0 = c.Counters.Counters()[c.RateKey]
 	}

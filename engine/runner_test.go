@@ -417,13 +417,13 @@ func TestMarkSegmentsBestAndKnee(t *testing.T) {
 		mk(804551, 9800*time.Nanosecond),
 		mk(811020, 29100*time.Nanosecond),
 		mk(1284511, 31000*time.Nanosecond), // p99 stays up: the knee holds
-	})
+	}, time.Second)
 	if !segs[2].Knee || segs[0].Knee || segs[1].Knee || segs[3].Knee {
 		t.Errorf("knee marks = %v %v %v %v, want only segment 3", segs[0].Knee, segs[1].Knee, segs[2].Knee, segs[3].Knee)
 	}
 	// Back down to 11 µs after it: segment 3 was a hiccup, not a knee.
 	segs[3].P99 = 11000 * time.Nanosecond
-	if segs, _ = markSegments(segs); segs[2].Knee || segs[3].Knee {
+	if segs, _ = markSegments(segs, time.Second); segs[2].Knee || segs[3].Knee {
 		t.Errorf("a p99 that came back down is a knee: %v %v", segs[2].Knee, segs[3].Knee)
 	}
 	if !segs[3].Best || segs[0].Best || segs[1].Best || segs[2].Best {

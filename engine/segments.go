@@ -13,8 +13,9 @@ import (
 // the open one, which every drain of the workers' measurements feeds. It
 // is used under the phase's sampler lock.
 type segments struct {
-	runStart    time.Time // the run's start: segment times count from it
-	measurement string    // measurement.interval
+	runStart    time.Time     // the run's start: segment times count from it
+	interval    time.Duration // the status interval
+	measurement string        // measurement.interval
 	counters    workload.Counters
 	// rateKey, when set, is the workload figure whose rate is the
 	// segment's throughput (workload.Factory.RateKey).
@@ -137,7 +138,7 @@ func (sg *segments) table(now time.Time, final bool) ([]Segment, string) {
 		cur.Index = len(sg.closed) + 1
 		out = append(out, cur.Segment)
 	}
-	return markSegments(out)
+	return markSegments(out, sg.interval)
 }
 
 // fill computes a segment's figures from what it accumulated up to end:
@@ -239,8 +240,8 @@ const (
 // KneeFrom, by engine/marks' rules (the one implementation: the screen,
 // the reports, the JSON and the HTML show these marks); it returns the
 // note saying why best is undecided.
-func markSegments(segs []Segment) ([]Segment, string) {
-	v := marks.Decide(SegmentRows(segs), "ops/s", "segment")
+func markSegments(segs []Segment, interval time.Duration) ([]Segment, string) {
+	v := marks.Decide(SegmentRows(segs, interval), "ops/s", "segment")
 	for i := range segs {
 		segs[i].State, segs[i].Note = v.States[i], v.Notes[i]
 		segs[i].Best, segs[i].Knee, segs[i].KneeFrom = i == v.Best, i == v.Knee, 0
@@ -251,12 +252,14 @@ func markSegments(segs []Segment) ([]Segment, string) {
 	return segs, v.Note
 }
 
-// SegmentRows are the segments as engine/marks judges them.
-func SegmentRows(segs []Segment) []marks.Row {
+// SegmentRows are the segments as engine/marks judges them; interval is
+// the status interval (a segment held half of it has a rate to compare).
+func SegmentRows(segs []Segment, interval time.Duration) []marks.Row {
 	rows := make([]marks.Row, len(segs))
 	for i, s := range segs {
 		rows[i] = marks.Row{Index: s.Index, Rate: s.OpsPerSec, Intervals: s.Intervals, Ops: s.Ops, ErrorRate: s.ErrorRate,
-			Stalls: s.Stalls, Paused: s.Paused, P99: s.P99, HasLatency: s.HasLatency, Config: configKey(s)}
+			Stalls: s.Stalls, Paused: s.Paused, P99: s.P99, HasLatency: s.HasLatency, Config: configKey(s),
+			Held: interval > 0 && s.End-s.Start >= interval/2}
 	}
 	return rows
 }

@@ -23,7 +23,7 @@ func TestMarkSegmentsCarriesTheVerdict(t *testing.T) {
 	us := time.Microsecond
 	short := seg(1, 1, 2e6, 10*us)
 	short.Intervals = MinSegmentIntervals - 1
-	segs, note := markSegments([]Segment{short, seg(2, 2, 1e6, 10*us), seg(3, 4, 1.5e6, 10*us)})
+	segs, note := markSegments([]Segment{short, seg(2, 2, 1e6, 10*us), seg(3, 4, 1.5e6, 10*us)}, time.Second)
 	if segs[0].Best || segs[1].Best || segs[2].Best {
 		t.Errorf("best marked though segment 1 was faster: %+v", segs)
 	}
@@ -35,7 +35,7 @@ func TestMarkSegmentsCarriesTheVerdict(t *testing.T) {
 	}
 
 	outage := Segment{Index: 3, Threads: 8, Partitions: 1, Ops: 50000, Errors: 50000, ErrorRate: 1, Intervals: 5}
-	segs, note = markSegments([]Segment{seg(1, 2, 1e6, 10*us), seg(2, 4, 1.1e6, 10*us), outage, seg(4, 16, 1.05e6, 40*us)})
+	segs, note = markSegments([]Segment{seg(1, 2, 1e6, 10*us), seg(2, 4, 1.1e6, 10*us), outage, seg(4, 16, 1.05e6, 40*us)}, time.Second)
 	if !segs[1].Best || segs[2].Best || segs[2].Knee || note != "" {
 		t.Errorf("best %v %v %v %v knee %v, note %q", segs[0].Best, segs[1].Best, segs[2].Best, segs[3].Best, segs[2].Knee, note)
 	}
@@ -44,6 +44,25 @@ func TestMarkSegmentsCarriesTheVerdict(t *testing.T) {
 	}
 	if segs[2].State != marks.Errors {
 		t.Errorf("the outage's state is %q", segs[2].State)
+	}
+}
+
+// A segment of no steady interval held half a status interval or more
+// has a rate to compare: faster than the best, it leaves best undecided;
+// the instant before a sweep's first step (10 ms) does not.
+func TestASubIntervalSegmentHeldLongEnoughBlocksBest(t *testing.T) {
+	us := time.Microsecond
+	sub := func(held time.Duration) Segment {
+		return Segment{Index: 3, Start: 22 * time.Second, End: 22*time.Second + held, Threads: 8, Partitions: 1,
+			Ops: 742, OK: 742, OpsPerSec: 1484, P99: 10 * us, HasLatency: true}
+	}
+	segs, note := markSegments([]Segment{seg(1, 2, 1000, 10*us), seg(2, 4, 1400, 10*us), sub(600 * time.Millisecond)}, time.Second)
+	if segs[1].Best || !strings.Contains(note, "segment 3 was faster (1,484 ops/s) but held no steady interval") {
+		t.Errorf("a 0.6 s segment at 1,484 ops/s beside a best of 1,400: best %v, note %q", segs[1].Best, note)
+	}
+	segs, note = markSegments([]Segment{sub(10 * time.Millisecond), seg(2, 4, 1400, 10*us), seg(3, 2, 1000, 10*us)}, time.Second)
+	if !segs[1].Best || note != "" {
+		t.Errorf("a 10 ms segment blocked best: best %v, note %q", segs[1].Best, note)
 	}
 }
 
