@@ -73,36 +73,12 @@ cleanup() {
 trap cleanup EXIT
 go build -o "$tmp/benchtop" .
 
-# server_cpu PID prints the CPU seconds of PID's process tree, with the
-# children it has reaped (PostgreSQL's backends of closed connections).
-server_cpu() {
-	python3 - "$1" <<'PY'
-import os, sys
-root = int(sys.argv[1])
-tck = os.sysconf("SC_CLK_TCK")
-stats = {}
-for d in os.listdir("/proc"):
-    if d.isdigit():
-        try:
-            s = open(f"/proc/{d}/stat").read()
-        except OSError:
-            continue
-        f = s[s.rindex(")") + 2:].split()
-        stats[int(d)] = (int(f[1]), [int(x) for x in f[11:15]])  # ppid; utime stime cutime cstime
-tree, todo = set(), [root]
-while todo:
-    p = todo.pop()
-    tree.add(p)
-    todo += [c for c, (pp, _) in stats.items() if pp == p and c not in tree]
-total = sum(stats[p][1][0] + stats[p][1][1] for p in tree if p in stats)
-total += stats[root][1][2] + stats[root][1][3]
-print(total / tck)
-PY
-}
+# shellcheck source=scripts/lib/rounds.sh
+. scripts/lib/rounds.sh
 
-# measure TOOL ROUND CMD...: one run; appends "tool round ops client_s server_s throughput" to $tmp/rows.
+# measure TOOL ROUND CMD...: one run, recorded (scripts/lib/rounds.sh).
 measure() {
-	local tool=$1 round=$2 s0 s1 tput n
+	local tool=$1 round=$2 s0 s1
 	shift 2
 	s0=$(server_cpu "$srv_pid")
 	/usr/bin/time -f '%U %S' -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || {
@@ -112,40 +88,7 @@ measure() {
 	}
 	sleep 1 # the server reaps its backends
 	s1=$(server_cpu "$srv_pid")
-	if [[ $tool == benchtop ]]; then
-		tput=$(sed -n 's/^\[OVERALL\], Throughput(ops\/sec), //p' "$tmp/out")
-		n=$(sed -n 's/^\[[A-Z-]*\], Return=OK, //p' "$tmp/out" | paste -sd+ | bc)
-		! grep -E '^\[[A-Z-]+\], Return=' "$tmp/out" | grep -qv 'Return=OK' || echo "# benchtop round $round: operations that did not return OK" >&2
-	else
-		tput=$(sed -n 's/^TOTAL *- .*OPS: \([0-9.]*\),.*/\1/p' "$tmp/out" | tail -n 1)
-		n=$(sed -n 's/^TOTAL *- .*Count: \([0-9]*\),.*/\1/p' "$tmp/out" | tail -n 1)
-		! grep -q '_ERROR' "$tmp/out" || echo "# go-ycsb round $round: errors: $(grep '_ERROR' "$tmp/out" | head -n 2)" >&2
-	fi
-	[[ -n $round ]] || return 0 # the warm-up
-	read -r u s <"$tmp/time"
-	echo "$tool $round $n $(echo "$u + $s" | bc) $(echo "$s1 - $s0" | bc) $tput" >>"$tmp/rows"
-	printf '  round %s %-8s %6d ops  client %6.1f µs/op  server %6.1f µs/op  %8.0f ops/s\n' "$round" "$tool" "$n" \
-		"$(echo "($u + $s) * 1000000 / $n" | bc -l)" "$(echo "($s1 - $s0) * 1000000 / $n" | bc -l)" "$tput"
-}
-
-summary() {
-	python3 - "$tmp/rows" <<'PY'
-import statistics, sys
-rows = {}
-for line in open(sys.argv[1]):
-    tool, r, n, cl, sv, tp = line.split()
-    rows.setdefault(int(r), {})[tool] = (int(n), float(cl), float(sv), float(tp))
-ratios = {"client CPU per operation": [], "server CPU per operation": [], "throughput": []}
-for r, t in sorted(rows.items()):
-    if len(t) < 2:
-        continue
-    (bn, bc, bs, bt), (gn, gc, gs, gt) = t["benchtop"], t["go-ycsb"]
-    ratios["client CPU per operation"].append((bc / bn) / (gc / gn))
-    ratios["server CPU per operation"].append((bs / bn) / (gs / gn))
-    ratios["throughput"].append(bt / gt)
-for k, v in ratios.items():
-    print(f"  benchtop/go-ycsb {k}: median {statistics.median(v):.3f} ({min(v):.3f}-{max(v):.3f}), {len(v)} rounds: " + ", ".join(f"{x:.3f}" for x in v))
-PY
+	record "$tool" "$round" "$s0" "$s1"
 }
 
 bench() {
@@ -192,17 +135,7 @@ bench() {
 		layout+=", both at $TARGET ops/s"
 	fi
 	echo "# $adapter on $server, $wl: $records records each tool in table $table, layout $layout, $ops operations, $threads threads a run; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-	measure benchtop "" "${bt_run[@]}"
-	measure go-ycsb "" "${gy_run[@]}"
-	for ((r = 1; r <= rounds; r++)); do
-		if ((r % 2)); then
-			measure benchtop "$r" "${bt_run[@]}"
-			measure go-ycsb "$r" "${gy_run[@]}"
-		else
-			measure go-ycsb "$r" "${gy_run[@]}"
-			measure benchtop "$r" "${bt_run[@]}"
-		fi
-	done
+	alternate "$rounds" measure "${bt_run[@]}" -- "${gy_run[@]}"
 	echo "# $adapter: load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 	summary
 }

@@ -2,6 +2,7 @@ package jdbc
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -190,4 +191,23 @@ func (c *Columns) Pick(r *Result, vals [][]byte, fields []string, dst []adapters
 		dst = append(dst, adapters.Field{Name: c.Names[f], Value: take(vals[r.ResultOf[f]])})
 	}
 	return dst, nil
+}
+
+// SameColumns says whether every record writes the same columns (a
+// load's do: one multi-row INSERT serves them), leaving them in s.
+func (s *Set) SameColumns(c *Columns, records []adapters.Record) bool {
+	var first []int
+	for i, r := range records {
+		if err := s.Of(c, r.Fields); err != nil {
+			return false
+		}
+		if i == 0 {
+			first = append(first[:0:0], s.Cols...)
+			continue
+		}
+		if !slices.Equal(first, s.Cols) {
+			return false
+		}
+	}
+	return true
 }

@@ -85,6 +85,42 @@ func TestSetOrdersColumns(t *testing.T) {
 	}
 }
 
+// A load's records write the same columns (in any order): one multi-row
+// INSERT serves them; records of other columns, or a bad field, do not.
+func TestSameColumns(t *testing.T) {
+	cols := NewColumns("field", 4)
+	rec := func(names ...string) adapters.Record { return adapters.Record{Fields: fields(names...)} }
+	var s Set
+	if !s.SameColumns(cols, []adapters.Record{rec("field0", "field1"), rec("field1", "field0"), rec("field0", "field1")}) {
+		t.Error("the same columns in another order: not the same")
+	}
+	if fmt.Sprint(s.Cols) != "[0 1]" {
+		t.Errorf("Cols %v, want [0 1]", s.Cols)
+	}
+	for _, recs := range [][]adapters.Record{
+		{rec("field0", "field1"), rec("field0", "field2")},
+		{rec("field0", "field1"), rec("field0")},
+		{rec("field0"), rec("field9")},
+	} {
+		if s.SameColumns(cols, recs) {
+			t.Errorf("%v: the same columns", recs)
+		}
+	}
+	c := Config{Table: "usertable", Partitions: 4}
+	if err := c.CheckTable("usertable"); err != nil {
+		t.Error(err)
+	}
+	if err := c.CheckTable("other"); err == nil || !strings.Contains(err.Error(), `opened for table "usertable"`) {
+		t.Errorf("another table: %v", err)
+	}
+	if got := c.PartitionsOf(Table{}); got != 4 {
+		t.Errorf("partitions of a table to create: %d, want the run's 4", got)
+	}
+	if got := c.PartitionsOf(Table{Exists: true}); got != 1 {
+		t.Errorf("partitions of an unpartitioned table: %d, want 1", got)
+	}
+}
+
 // A row's fields are picked by the result's column names, whatever their
 // case and order; a NULL is a nil value, an empty value is empty; the
 // values are copies.

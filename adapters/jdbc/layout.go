@@ -154,3 +154,29 @@ func (c Config) Describe(t Table) string {
 	}
 	return fmt.Sprintf("%s (%d fields, %s)", c.Table, c.Fields, parts)
 }
+
+// CheckTable refuses a table other than the one the adapter was opened
+// for (its statements name that one).
+func (c Config) CheckTable(table string) error {
+	if table != c.Table {
+		return fmt.Errorf("table %q: this adapter was opened for table %q (the table property)", table, c.Table)
+	}
+	return nil
+}
+
+// PartitionsOf is t's partitions (1 when it is not partitioned) when it
+// exists, else those the load will create it with: the run's, fixed
+// while it goes on.
+func (c Config) PartitionsOf(t Table) int {
+	if t.Exists {
+		return max(t.Partitions, 1)
+	}
+	return c.Partitions
+}
+
+// Absent is the refusal of a run phase on a table that does not exist:
+// where names the database, name the adapter for the load command.
+func (c Config) Absent(where, name string) error {
+	return &adapters.ConfigError{Key: "table", Value: c.Table, Allowed: fmt.Sprintf(
+		"an existing table (%s has none of this name): load it first, benchtop load %s with the same properties", where, name)}
+}

@@ -160,8 +160,7 @@ func (db *DB) Prepare(ctx context.Context, load bool) error {
 		return nil
 	}
 	if !load {
-		return &adapters.ConfigError{Key: "table", Value: db.cfg.Table, Allowed: fmt.Sprintf(
-			"an existing table (%s has none of this name): load it first, benchtop load %s with the same properties", db.where(), Name)}
+		return db.cfg.Absent(db.where(), Name)
 	}
 	c, err := db.get(ctx)
 	if err != nil {
@@ -193,10 +192,7 @@ func (db *DB) Describe() string {
 func (db *DB) Partitions() int {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if db.table.Exists {
-		return max(db.table.Partitions, 1)
-	}
-	return db.cfg.Partitions
+	return db.cfg.PartitionsOf(db.table)
 }
 
 // BatchSize is db.batchsize when the load batches (jdbc.batchupdateapi, or
@@ -206,12 +202,5 @@ func (db *DB) BatchSize() int { return db.batch.Rows }
 // Close closes the connections.
 func (db *DB) Close() error {
 	db.pool.Close()
-	return nil
-}
-
-func (db *DB) checkTable(table string) error {
-	if table != db.cfg.Table {
-		return fmt.Errorf("table %q: this adapter was opened for table %q (the table property)", table, db.cfg.Table)
-	}
 	return nil
 }

@@ -19,7 +19,7 @@ var (
 // are picked from the row. A key with no row is not found; a NULL column
 // is a field with a nil value.
 func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst []adapters.Field) ([]adapters.Field, error) {
-	if err := db.checkTable(table); err != nil {
+	if err := db.cfg.CheckTable(table); err != nil {
 		return dst, err
 	}
 	c, err := db.get(ctx)
@@ -63,7 +63,7 @@ func (db *DB) pick(st *stmt, vals [][]byte, fields []string, dst []adapters.Fiel
 
 // Scan is YCSB's SELECT * from the start key in key order, LIMIT count.
 func (db *DB) Scan(ctx context.Context, table, startKey string, count int, fields []string, dst []adapters.Record) ([]adapters.Record, error) {
-	if err := db.checkTable(table); err != nil {
+	if err := db.cfg.CheckTable(table); err != nil {
 		return dst, err
 	}
 	c, err := db.get(ctx)
@@ -103,7 +103,7 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, count int, field
 // Update is YCSB's UPDATE of the given fields; a key with no row is not
 // found.
 func (db *DB) Update(ctx context.Context, table, key string, values []adapters.Field) error {
-	if err := db.checkTable(table); err != nil {
+	if err := db.cfg.CheckTable(table); err != nil {
 		return err
 	}
 	c, err := db.get(ctx)
@@ -139,7 +139,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 
 // Insert is YCSB's INSERT of one record.
 func (db *DB) Insert(ctx context.Context, table, key string, values []adapters.Field) error {
-	if err := db.checkTable(table); err != nil {
+	if err := db.cfg.CheckTable(table); err != nil {
 		return err
 	}
 	c, err := db.get(ctx)
@@ -173,7 +173,7 @@ func (db *DB) insertOne(ctx context.Context, c *conn, key string, values []adapt
 
 // Delete is YCSB's DELETE of the key; a key with no row is not found.
 func (db *DB) Delete(ctx context.Context, table, key string) error {
-	if err := db.checkTable(table); err != nil {
+	if err := db.cfg.CheckTable(table); err != nil {
 		return err
 	}
 	c, err := db.get(ctx)
@@ -203,7 +203,7 @@ func (db *DB) Delete(ctx context.Context, table, key string) error {
 // (jdbc.batchupdateapi=true: pgjdbc's executeBatch, implicitly one
 // transaction), or one by one in a transaction (jdbc.autocommit=false).
 func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.Record) error {
-	if err := db.checkTable(table); err != nil {
+	if err := db.cfg.CheckTable(table); err != nil {
 		return err
 	}
 	if len(records) == 0 {
@@ -214,7 +214,7 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 		return db.opError("insert", err)
 	}
 	switch {
-	case db.batch.Rewrite && db.sameColumns(c, records):
+	case db.batch.Rewrite && c.set.SameColumns(db.cols, records):
 		err = db.insertRewritten(ctx, c, records)
 	case db.batch.API:
 		err = db.insertPipelined(ctx, c, records)
@@ -223,30 +223,6 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 	}
 	db.pool.Put(c, c.bad)
 	return err
-}
-
-// sameColumns says whether every record writes the same columns (a load's
-// do), leaving them in c.set.
-func (db *DB) sameColumns(c *conn, records []adapters.Record) bool {
-	var first []int
-	for i, r := range records {
-		if err := c.set.Of(db.cols, r.Fields); err != nil {
-			return false
-		}
-		if i == 0 {
-			first = append(first[:0:0], c.set.Cols...)
-			continue
-		}
-		if len(first) != len(c.set.Cols) {
-			return false
-		}
-		for j := range first {
-			if first[j] != c.set.Cols[j] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func (db *DB) insertRewritten(ctx context.Context, c *conn, records []adapters.Record) error {
