@@ -97,7 +97,8 @@ func TestMeanLeavesPausedIntervalsOut(t *testing.T) {
 // The header's max is the highest whole interval of the phase: a load's
 // one sliver of an interval (1,000 records in 12 ms: 84K ops/s) shows
 // while the load is all there is, then the run phase starts its own max;
-// a last interval cut at the stop (35 ms) does not raise it.
+// a last interval cut at the stop (35 ms) does not raise it, nor become
+// the current rate.
 func TestMaxIsAWholeIntervalOfThePhase(t *testing.T) {
 	h := New(time.Second)
 	var elapsed time.Duration
@@ -120,6 +121,9 @@ func TestMaxIsAWholeIntervalOfThePhase(t *testing.T) {
 	add(engine.PhaseRun, 48900, 35*time.Millisecond)
 	if h.MaxRate != 2001 {
 		t.Errorf("max after a last interval of 35 ms: %v, want 2001", h.MaxRate)
+	}
+	if h.CurRate != 1990 {
+		t.Errorf("current after a last interval of 35 ms: %v, want the last whole interval's 1990", h.CurRate)
 	}
 	add(engine.PhaseRun, 2500, 900*time.Millisecond)
 	if h.MaxRate != 2500 {
