@@ -188,6 +188,21 @@ func (b *bracket) end(why string) {
 	}
 }
 
+// endedText says why the search over this thread count ended early, for
+// the answer and the reasons: "the budget ran out", "the run stopped",
+// an error's text, or "the search ended".
+func (b *bracket) endedText() string {
+	switch b.ended {
+	case "budget":
+		return "the budget ran out"
+	case "stopped":
+		return "the run stopped"
+	case "":
+		return "the search ended"
+	}
+	return b.ended
+}
+
 // rateDigits is the significant digits targets are rounded to: a tenth
 // of the precision or finer (3 at 5 %).
 func rateDigits(precision float64) int {

@@ -137,16 +137,7 @@ func (b *bracket) answer(spec Spec, res Result) string {
 		}
 		s += mayBe(res.Reasons)
 	default:
-		why := "the search ended"
-		switch b.ended {
-		case "budget":
-			why = "the budget ran out"
-		case "stopped":
-			why = "the run stopped"
-		case "":
-		default:
-			why = b.ended
-		}
+		why := b.endedText()
 		s = "no answer: " + why + " before any rate passed"
 		if b.hi != nil {
 			s += "; " + failedText(b.hi)

@@ -65,16 +65,7 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 	}
 	// The bracket.
 	if lo != nil && !b.closed(spec) {
-		why := "the search ended"
-		switch b.ended {
-		case "budget":
-			why = "the budget ran out"
-		case "stopped":
-			why = "the run stopped"
-		case "":
-		default:
-			why = b.ended
-		}
+		why := b.endedText()
 		add(ReasonUnclosed, "%s before the bracket closed: %s to %s is %.1f %% wide (asked: %.1f %%)", why,
 			rateText(lo.TargetOpsSec), rateText(hi.rate()), 100*b.width(), 100*spec.Precision)
 	}
