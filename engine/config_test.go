@@ -12,6 +12,7 @@ import (
 // dotransactions decides the phase as YCSB's -load (false) and -t (true)
 // do, and says so when it overrides the subcommand.
 func TestDoTransactions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		command, value, want, warn string
 	}{
@@ -47,6 +48,7 @@ func TestDoTransactions(t *testing.T) {
 // A load phase chosen by dotransactions=false runs through the Runner as
 // a load, and the run's Info says so.
 func TestDoTransactionsFalseLoads(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, "run", map[string]string{"recordcount": "300", "dotransactions": "false"})
 	db := &fakeDB{}
 	r, done, _, _ := startRunner(t, cfg, db)
@@ -63,6 +65,7 @@ func TestDoTransactionsFalseLoads(t *testing.T) {
 // warning; those it does not draw none either (they are listed), but an
 // unknown name does.
 func TestCorePropertiesAreRead(t *testing.T) {
+	t.Parallel()
 	props := map[string]string{"recordcount": "10", "readallfieldsbyname": "true",
 		"core_workload_insertion_retry_limit": "3", "core_workload_insertion_retry_interval": "1",
 		"fieldlengthdistribution": "constant", "fieldlengthhistogram": "hist.txt", "dotransactions": "true",
@@ -79,6 +82,7 @@ func TestCorePropertiesAreRead(t *testing.T) {
 // pacing.grid: a duration (a bare number in µs), 0 to 10 ms, none when
 // not given; anything else is a ConfigError naming it.
 func TestPacingGrid(t *testing.T) {
+	t.Parallel()
 	for v, want := range map[string]time.Duration{"": DefaultPacingGrid, "0": 0, "50": 50 * time.Microsecond, "1ms": time.Millisecond, "2.5us": 2500} {
 		props := map[string]string{"recordcount": "10"}
 		if v != "" {

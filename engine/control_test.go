@@ -11,6 +11,7 @@ import (
 // fleet's coordinator alike: the edges pass, one step beyond is refused
 // with the control's name and its range.
 func TestValidateControls(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, MaxThreads} {
 		if err := ValidateThreads(n); err != nil {
 			t.Errorf("ValidateThreads(%d) = %v", n, err)

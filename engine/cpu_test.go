@@ -14,6 +14,7 @@ import (
 // (Cores > 0): an unknown reading is never averaged in as 0, and a segment
 // or phase without a measured reading has an unknown CPU (negative).
 func TestCPUAveragesMeasuredReadingsOnly(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	a := NewAssembler(AssemblerConfig{Phase: PhaseRun, OpNames: core.OpNames, RunStart: start, PhaseStart: start, Measurement: "op"},
 		Controls{Threads: 1}, "start")

@@ -12,6 +12,7 @@ import (
 // every Set through the busy ones until all 65 had allocated every busy
 // slot: about 70 MB of histograms on a long run.
 func TestHistogramsStayWithBusyRecorders(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, "run", map[string]string{"threadcount": "2", "operationcount": "0", "status.interval": "10s"})
 	db := &fakeDB{}
 	r, done, _, _ := startRunner(t, cfg, db)

@@ -13,6 +13,7 @@ func nicSample(nics ...host.NIC) host.Sample { return host.Sample{Cores: 2, NICs
 
 // 100 Mbit/s is 12.5 MB/s: 11.5 MB/s is 92 %, 10 MB/s is 80 %.
 func TestNICSaturatedAfterThreeIntervals(t *testing.T) {
+	t.Parallel()
 	full := host.NIC{Name: "veth1", TxBytesPerSec: 11.5e6, RxBytesPerSec: 1e5, SpeedMbps: 100, SpeedStated: true}
 	busy := full
 	busy.TxBytesPerSec = 10e6
@@ -60,6 +61,7 @@ func TestNICSaturatedAfterThreeIntervals(t *testing.T) {
 }
 
 func TestHostNICSpeedProperty(t *testing.T) {
+	t.Parallel()
 	base := map[string]string{"recordcount": "10"}
 	for in, want := range map[string]int{"100mbit": 100, "1gbit": 1000, "10gbit": 10000, "250": 250} {
 		p := map[string]string{"host.nicspeed": in}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestOutputProperties(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		props map[string]string
 		want  Output
@@ -45,6 +46,7 @@ func TestOutputProperties(t *testing.T) {
 }
 
 func TestOutputRefusals(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		props map[string]string
 		key   string
@@ -71,6 +73,7 @@ func TestOutputRefusals(t *testing.T) {
 // YCSB's client properties are all read or warned: none is accepted
 // silently.
 func TestNoYCSBPropertyIsSilent(t *testing.T) {
+	t.Parallel()
 	read := map[string]string{
 		"exporter": "site.ycsb.measurements.exporter.TextMeasurementsExporter", "exportfile": "x",
 		"measurementtype": "hdrhistogram", "timeseries.granularity": "1000", "histogram.buckets": "10",
@@ -109,6 +112,7 @@ func TestNoYCSBPropertyIsSilent(t *testing.T) {
 }
 
 func TestReportPercentilesDefaultToYCSBs(t *testing.T) {
+	t.Parallel()
 	cfg, _, err := NewConfig("run", "memory", map[string]string{"recordcount": "10"})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ func at(t int64) func() int64 { return func() int64 { return t } }
 
 // The schedule is YCSB's: operation k is intended at start + k*tick.
 func TestScheduleIntendedStarts(t *testing.T) {
+	t.Parallel()
 	var pl plan
 	pl.replan(1000, 2) // 2 workers at 1000 ops/s in all: 2 ms each
 	s := newSchedule()
@@ -25,6 +26,7 @@ func TestScheduleIntendedStarts(t *testing.T) {
 // phase)/n of a tick after the restart, so that n workers together run one
 // operation every 1/target rather than n at once every tick.
 func TestSchedulesStaggerWorkers(t *testing.T) {
+	t.Parallel()
 	for _, phase := range []float64{0, 0.5, 0.999} {
 		var pl plan
 		pl.phase = phase
@@ -58,6 +60,7 @@ func TestSchedulesStaggerWorkers(t *testing.T) {
 // A re-plan for fewer workers staggers them over the new count; a worker
 // whose index is past it (stopping) stays within one tick.
 func TestScheduleStaggerFollowsReplan(t *testing.T) {
+	t.Parallel()
 	var pl plan
 	pl.replan(100, 50)
 	s := newWorkerSchedule(3)
@@ -75,6 +78,7 @@ func TestScheduleStaggerFollowsReplan(t *testing.T) {
 // After a stall the schedule catches up: intended times stay on the plan,
 // so the stall shows in the latency of every delayed operation.
 func TestScheduleCatchesUpAfterStall(t *testing.T) {
+	t.Parallel()
 	var pl plan
 	pl.replan(1000, 1) // 1 ms
 	s := newSchedule()
@@ -91,6 +95,7 @@ func TestScheduleCatchesUpAfterStall(t *testing.T) {
 // A re-plan (threads, target) or a resume restarts the schedule from now;
 // a slot given back is handed out again.
 func TestScheduleReplansFromNow(t *testing.T) {
+	t.Parallel()
 	var pl plan
 	pl.replan(1000, 1)
 	s := newSchedule()
@@ -120,6 +125,7 @@ func TestScheduleReplansFromNow(t *testing.T) {
 // A wait is cut short by a control change (the wake channel), so that a
 // new plan takes effect at once.
 func TestWaitUntilWokenByChange(t *testing.T) {
+	t.Parallel()
 	var pl plan
 	pl.replan(1, 1) // one op a second
 	wake := make(chan struct{})
@@ -143,6 +149,7 @@ func TestWaitUntilWokenByChange(t *testing.T) {
 // workers due within one step are woken together, and the rate stays the
 // target's (no start drifts). The grid is at most half a worker's tick.
 func TestScheduleOnGrid(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		target  float64
 		workers int

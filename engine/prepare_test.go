@@ -23,6 +23,7 @@ func (p *prepDB) Prepare(ctx context.Context, load bool) error {
 // New lets an adapter set its store up once, told whether the run's first
 // phase is a load; its error stops New, a ConfigError kept as one.
 func TestNewPreparesTheAdapter(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		command string
 		extra   map[string]string
@@ -62,6 +63,7 @@ func (p partDB) Partitions() int { return p.parts }
 
 // A store's own partitions, known once Prepare has run, are the run's.
 func TestNewShowsTheStoresPartitions(t *testing.T) {
+	t.Parallel()
 	r, err := New(testConfig(t, "run", map[string]string{"partitions": "1"}), partDB{&prepDB{fakeDB: &fakeDB{}}, 6}, Options{Host: sharedHost})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseProperties(t *testing.T) {
+	t.Parallel()
 	in := "# comment\n! also a comment\n\nrecordcount=1000\n  operationcount : 50\nfieldlength 100\nlong=a\\\n   b\nescaped\\=key=v\\tx\nempty=\nreadproportion=0.5\nreadproportion=0.25\n"
 	p, err := ParseProperties(strings.NewReader(in))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 // worker that ran), the runtime's collections during the phase, and the
 // timeseries measurement type's units.
 func TestResultCleanupGCAndUnits(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, "run", map[string]string{"threadcount": "3", "operationcount": "0",
 		"measurementtype": "timeseries", "timeseries.granularity": "200"})
 	r, done, snaps, mu := startRunner(t, cfg, &fakeDB{})

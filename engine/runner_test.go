@@ -141,6 +141,7 @@ func waitResults(t *testing.T, done chan []*PhaseResult, d time.Duration) []*Pha
 // Every operation is done exactly once and counted exactly once, even
 // while threads are changed all the time.
 func TestOperationCountExactUnderThreadChanges(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	db.stallUntil.Store(0)
 	cfg := testConfig(t, "run", map[string]string{"operationcount": "300000", "threadcount": "4"})
@@ -183,6 +184,7 @@ func TestOperationCountExactUnderThreadChanges(t *testing.T) {
 }
 
 func TestLoadPhaseInsertsRecordCount(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	cfg := testConfig(t, "load", map[string]string{"recordcount": "12345", "threadcount": "3"})
 	_, done, _, _ := startRunner(t, cfg, db)
@@ -196,6 +198,7 @@ func TestLoadPhaseInsertsRecordCount(t *testing.T) {
 }
 
 func TestTargetRateIsHeld(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	cfg := testConfig(t, "run", map[string]string{"threadcount": "4", "target": "2000", "maxexecutiontime": "1.5"})
 	_, done, _, _ := startRunner(t, cfg, db)
@@ -223,6 +226,7 @@ func TestTargetRateIsHeld(t *testing.T) {
 // A stalled server is not hidden: latency from the intended start
 // includes the stall, service time mostly does not.
 func TestCoordinatedOmissionCorrected(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	// The run ends by count, so the stall falls inside it however slowly
 	// a busy machine runs the test.
@@ -253,6 +257,7 @@ func TestCoordinatedOmissionCorrected(t *testing.T) {
 
 // After a pause, the schedule restarts from now: no burst to catch up.
 func TestResumeDoesNotBurst(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	cfg := testConfig(t, "run", map[string]string{"threadcount": "2", "target": "1000"})
 	r, done, _, _ := startRunner(t, cfg, db)
@@ -279,6 +284,7 @@ func TestResumeDoesNotBurst(t *testing.T) {
 }
 
 func TestSegmentsFollowChanges(t *testing.T) {
+	t.Parallel()
 	db := repartDB{&fakeDB{}}
 	db.parts.Store(1)
 	cfg := testConfig(t, "run", map[string]string{"threadcount": "1"})
@@ -326,6 +332,7 @@ func TestSegmentsFollowChanges(t *testing.T) {
 }
 
 func TestSetPartitionsWithoutSupport(t *testing.T) {
+	t.Parallel()
 	r, err := New(testConfig(t, "run", nil), &fakeDB{}, Options{Host: sharedHost})
 	if err != nil {
 		t.Fatal(err)
@@ -342,6 +349,7 @@ func TestSetPartitionsWithoutSupport(t *testing.T) {
 }
 
 func TestErrorsCountedByKind(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	db.failKind.Store(adapters.KindUnavailable)
 	cfg := testConfig(t, "run", map[string]string{"operationcount": "1000"})
@@ -363,6 +371,7 @@ func TestErrorsCountedByKind(t *testing.T) {
 }
 
 func TestClientBottleneckWarning(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	// One thread against a server that takes 5 ms cannot do 1000 ops/s.
 	db.stallUntil.Store(time.Now().Add(time.Hour).UnixNano())
@@ -407,6 +416,7 @@ func waitEvent(t *testing.T, snaps *[]*Snapshot, mu *sync.Mutex, kind string) {
 }
 
 func TestMarkSegmentsBestAndKnee(t *testing.T) {
+	t.Parallel()
 	threads := 1
 	mk := func(ops float64, p99 time.Duration) Segment {
 		threads *= 2
@@ -436,6 +446,7 @@ func TestMarkSegmentsBestAndKnee(t *testing.T) {
 // inside a phase does: its report says the run was cut short. A run that
 // ends as planned is not marked.
 func TestInterruptBetweenPhases(t *testing.T) {
+	t.Parallel()
 	for _, interrupt := range []bool{true, false} {
 		cfg := testConfig(t, "run", map[string]string{"recordcount": "500", "operationcount": "500", "load.before.run": "true"})
 		r, err := New(cfg, &fakeDB{}, Options{Host: sharedHost})

@@ -20,6 +20,7 @@ func seg(index, threads int, ops float64, p99 time.Duration) Segment {
 // rules) and puts its verdict on them: states, notes, best, knee and the
 // segment the knee was judged against, by its Index.
 func TestMarkSegmentsCarriesTheVerdict(t *testing.T) {
+	t.Parallel()
 	us := time.Microsecond
 	short := seg(1, 1, 2e6, 10*us)
 	short.Intervals = MinSegmentIntervals - 1
@@ -51,6 +52,7 @@ func TestMarkSegmentsCarriesTheVerdict(t *testing.T) {
 // has a rate to compare: faster than the best, it leaves best undecided;
 // the instant before a sweep's first step (10 ms) does not.
 func TestASubIntervalSegmentHeldLongEnoughBlocksBest(t *testing.T) {
+	t.Parallel()
 	us := time.Microsecond
 	sub := func(held time.Duration) Segment {
 		return Segment{Index: 3, Start: 22 * time.Second, End: 22*time.Second + held, Threads: 8, Partitions: 1,
@@ -70,6 +72,7 @@ func TestASubIntervalSegmentHeldLongEnoughBlocksBest(t *testing.T) {
 // before its first tick is the transition and does not set its rate or
 // its latency; the counts keep it.
 func TestSegmentLeavesOutTheFirstInterval(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	sg := segments{runStart: start}
 	sg.begin("run phase", Controls{Threads: 1, Partitions: 1})
@@ -104,6 +107,7 @@ func TestSegmentLeavesOutTheFirstInterval(t *testing.T) {
 }
 
 func TestSegmentIntendedP99(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	sg := segments{runStart: start, measurement: "both"}
 	sg.begin("target", Controls{Threads: 1, Partitions: 1, Target: 100})
@@ -126,6 +130,7 @@ func TestSegmentIntendedP99(t *testing.T) {
 }
 
 func TestCPUWarningReadsTheProcess(t *testing.T) {
+	t.Parallel()
 	var b bottleneck
 	// The host at 100 %, benchtop at 1 % of one core: not a client bottleneck.
 	hs := host.Sample{Cores: 2, CPUTotal: 100, ProcCPU: 1}
@@ -149,6 +154,7 @@ func TestCPUWarningReadsTheProcess(t *testing.T) {
 }
 
 func TestMoreThreadsOnlyWhereThreadsHelp(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		iv      interval

@@ -36,6 +36,7 @@ func okSet(n int, lat time.Duration) *measure.Set {
 // Stats over failed operations only: no latency (not 0), no goodput, the
 // failures at their own rate.
 func TestStatsOfFailuresHaveNoLatency(t *testing.T) {
+	t.Parallel()
 	set := failedSet(500)
 	set.Merge(okSet(0, 0))
 	ops, total := buildOps([]string{"READ"}, set, set, time.Second, time.Second, false, nil)
@@ -57,6 +58,7 @@ func TestStatsOfFailuresHaveNoLatency(t *testing.T) {
 // A segment whose operations all failed has no goodput and no latency,
 // and its failures are counted apart: the killed-Redis segment.
 func TestSegmentOfFailuresHasNoLatency(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	sg := segments{runStart: start}
 	sg.begin("run phase", Controls{Threads: 4, Partitions: 1})
@@ -83,6 +85,7 @@ func TestSegmentOfFailuresHasNoLatency(t *testing.T) {
 // ends it; intervals with no operation at all (slow operations) extend a
 // run already started, and a stall starts one.
 func TestOutageTracking(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	a := NewAssembler(AssemblerConfig{Phase: PhaseRun, OpNames: []string{"READ"}, RunStart: start, PhaseStart: start, Interval: time.Second},
 		Controls{Threads: 4, Partitions: 1}, "run phase")
@@ -135,6 +138,7 @@ func (b *blockDB) Update(ctx context.Context, _, _ string, _ []adapters.Field) e
 // cut off: counted apart, in no throughput and no error count, and the
 // run time ends at the deadline, not after the grace.
 func TestDeadlineCutOff(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, "run", map[string]string{"threadcount": "3", "maxexecutiontime": "0.3", "operationcount": "0"})
 	r, err := New(cfg, &blockDB{}, Options{Host: sharedHost, StopGrace: 1500 * time.Millisecond})
 	if err != nil {

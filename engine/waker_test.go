@@ -10,6 +10,7 @@ import (
 
 // The waker's heap hands entries back in the order of their times.
 func TestWakerHeapOrder(t *testing.T) {
+	t.Parallel()
 	w := newWaker(nanotime, 0)
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 1000 {
@@ -28,6 +29,7 @@ func TestWakerHeapOrder(t *testing.T) {
 // Many paced workers queued with one waker are all woken, none before
 // its intended start.
 func TestWakerWakesEveryWaiterNotBeforeIntended(t *testing.T) {
+	t.Parallel()
 	base := nanotime()
 	now := func() int64 { return nanotime() - base }
 	w := newWaker(now, base)
@@ -73,6 +75,7 @@ func TestWakerWakesEveryWaiterNotBeforeIntended(t *testing.T) {
 // A worker queued with the waker is woken by a control change before
 // its slot (an hour away) comes.
 func TestWakerWaitWokenByChange(t *testing.T) {
+	t.Parallel()
 	base := nanotime()
 	now := func() int64 { return nanotime() - base }
 	w := newWaker(now, base)
@@ -90,6 +93,7 @@ func TestWakerWaitWokenByChange(t *testing.T) {
 
 // After close a wait is not left hanging: the token comes at once.
 func TestWakerClosedWakesAtOnce(t *testing.T) {
+	t.Parallel()
 	w := newWaker(func() int64 { return 0 }, 0)
 	w.add(1, make(chan struct{}, 1)) // starts the dispatcher
 	w.close()

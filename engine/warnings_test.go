@@ -16,6 +16,7 @@ import (
 // ops/s at most), nothing when the threads idle (4 threads of 1 ms at 500
 // ops/s are busy half a thread).
 func TestNoMoreThreadsWhileTheCPUIsFull(t *testing.T) {
+	t.Parallel()
 	full, own, spare := host.Sample{Cores: 2, CPUTotal: 97, ProcCPU: 20}, host.Sample{Cores: 2, CPUTotal: 80, ProcCPU: 190}, host.Sample{Cores: 2, CPUTotal: 40, ProcCPU: 30}
 	limit := "(the client is the limit: its CPU is full)"
 	cases := []struct {
@@ -57,6 +58,7 @@ func TestNoMoreThreadsWhileTheCPUIsFull(t *testing.T) {
 // advice; it does not call the client the bottleneck (a server at its
 // capacity makes it grow as well).
 func TestGrowingLagGivesTheSameAdvice(t *testing.T) {
+	t.Parallel()
 	var b bottleneck
 	var got []string
 	for i := range 4 {
