@@ -10,6 +10,7 @@ import (
 // The coordinator refuses a control out of range as a Runner does, with
 // the same words, before it sends anything to an agent.
 func TestCoordinatorControlsRefuseAsTheEngine(t *testing.T) {
+	t.Parallel()
 	c := &Coordinator{}
 	var r engine.Controller = c
 	for _, tc := range []struct {

@@ -13,6 +13,7 @@ import (
 // The coordinator's sum of intervals read from the wire (histograms added
 // from their encoding) is the Set's own decoder's, merged.
 func TestDecodedIntervalsSumExactly(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	var sum measure.Accumulator
 	want := &measure.Set{}

@@ -73,6 +73,7 @@ func memoryRun(t *testing.T, command string, extra map[string]string) (*engine.C
 }
 
 func TestFleetMergesExactly(t *testing.T) {
+	t.Parallel()
 	log := &syncBuf{}
 	eps := startAgents(t, 3, testToken, log)
 	cfg, props := memoryRun(t, "run", nil)
@@ -146,6 +147,7 @@ func TestFleetMergesExactly(t *testing.T) {
 }
 
 func TestWrongTokenRefused(t *testing.T) {
+	t.Parallel()
 	log := &syncBuf{}
 	eps := startAgents(t, 1, testToken, log)
 	cfg, props := memoryRun(t, "run", nil)

@@ -72,6 +72,7 @@ func runOn(t *testing.T, ep Endpoint) {
 // many of them (more than the bound) are open while a real coordinator
 // runs, the oldest were closed to make room, the newest still wait.
 func TestIdleSocketsDoNotHoldTheAgent(t *testing.T) {
+	t.Parallel()
 	for _, withTLS := range []bool{false, true} {
 		name := "plain"
 		var agentTLS, coordTLS *tls.Config
@@ -116,6 +117,7 @@ func TestIdleSocketsDoNotHoldTheAgent(t *testing.T) {
 // A connection that does not authenticate is closed at the deadline:
 // plain, and on a TLS agent one that never starts its handshake.
 func TestUnauthenticatedClosedAtDeadline(t *testing.T) {
+	t.Parallel()
 	cert, _ := selfSigned(t)
 	for name, tlsCfg := range map[string]*tls.Config{"plain": nil, "tls": {Certificates: []tls.Certificate{cert}}} {
 		t.Run(name, func(t *testing.T) {
@@ -134,6 +136,7 @@ func TestUnauthenticatedClosedAtDeadline(t *testing.T) {
 // A coordinator that authenticated holds the agent; another that has the
 // token is then refused as busy, after proving it, and nothing else is.
 func TestBusyOnlyAfterAuthentication(t *testing.T) {
+	t.Parallel()
 	addr, _ := serveAgent(t, AgentConfig{}, nil)
 	// The first coordinator authenticates and stays (no run sent yet).
 	c1, err := net.Dial("tcp", addr)
@@ -181,6 +184,7 @@ func TestBusyOnlyAfterAuthentication(t *testing.T) {
 // plain agent, says which in one line; the agents log it, and a real
 // run works afterwards.
 func TestTLSMismatchDetected(t *testing.T) {
+	t.Parallel()
 	cert, pool := selfSigned(t)
 	tlsAgent, tlsLog := serveAgent(t, AgentConfig{}, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	plainAgent, plainLog := serveAgent(t, AgentConfig{}, nil)
@@ -221,6 +225,7 @@ func TestTLSMismatchDetected(t *testing.T) {
 
 // Probes (connect and close, as a readiness check does) are not logged.
 func TestProbesAreNotLogged(t *testing.T) {
+	t.Parallel()
 	cert, pool := selfSigned(t)
 	for name, tc := range map[string][2]*tls.Config{"plain": {nil, nil},
 		"tls": {{Certificates: []tls.Certificate{cert}}, {RootCAs: pool}}} {
@@ -268,6 +273,7 @@ func waitFor(cond func() bool) bool {
 // would not fit in its memory) says so as bad input, which the
 // coordinator's command exits 2 for; a failure to connect is not.
 func TestAgentRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	addr, _ := serveAgent(t, AgentConfig{}, nil)
 	cfg, props := memoryRun(t, "run", map[string]string{"recordcount": "1000000000000", "fieldcount": "100"})
 	_, err := Connect(context.Background(), CoordConfig{Config: cfg, Props: props, Token: testToken, Agents: []Endpoint{TCPEndpoint("a", addr, nil)}})

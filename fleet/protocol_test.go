@@ -21,6 +21,7 @@ import (
 )
 
 func TestNoTokenOnlyLoopback(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:0", ":0", "10.1.2.3:7070"} {
 		if _, err := Listen(addr, "", nil); !errors.Is(err, ErrNeedToken) {
 			t.Errorf("Listen(%q) without a token: %v, want ErrNeedToken", addr, err)
@@ -58,6 +59,7 @@ func pipeEndpoint(name string, cfg AgentConfig, served chan<- error) Endpoint {
 }
 
 func TestStdioSessionRunsWithoutToken(t *testing.T) {
+	t.Parallel()
 	served := make(chan error, 1)
 	cfg, props := memoryRun(t, "run", map[string]string{"operationcount": "300"})
 	c, err := Connect(context.Background(), CoordConfig{Config: cfg, Props: props, Agents: []Endpoint{pipeEndpoint("ssh1", AgentConfig{}, served)}})
@@ -78,6 +80,7 @@ func TestStdioSessionRunsWithoutToken(t *testing.T) {
 }
 
 func TestRunHashMismatchRefused(t *testing.T) {
+	t.Parallel()
 	served := make(chan error, 1)
 	cfg, props := memoryRun(t, "run", nil)
 	// The coordinator's binary resolved the run otherwise: another hash.
@@ -96,6 +99,7 @@ func TestRunHashMismatchRefused(t *testing.T) {
 }
 
 func TestProtocolMismatchRefused(t *testing.T) {
+	t.Parallel()
 	a, b := net.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- ServeStdio(context.Background(), b, b, AgentConfig{}) }()
@@ -116,6 +120,7 @@ func TestProtocolMismatchRefused(t *testing.T) {
 }
 
 func TestOversizedFrameBeforeAuth(t *testing.T) {
+	t.Parallel()
 	a, b := net.Pipe()
 	go func() {
 		// A length prefix far over the limit, as a port scanner's bytes
@@ -150,6 +155,7 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 }
 
 func TestTLSSession(t *testing.T) {
+	t.Parallel()
 	cert, pool := selfSigned(t)
 	ln, err := Listen("127.0.0.1:0", testToken, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	if err != nil {
@@ -180,6 +186,7 @@ func TestTLSSession(t *testing.T) {
 }
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	var sum int64
 	for i := range 7 {
 		if PortionStart(100, i, 7) != sum {
@@ -234,6 +241,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestOnceEndsAfterOneRun(t *testing.T) {
+	t.Parallel()
 	ln, err := Listen("127.0.0.1:0", testToken, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -156,6 +156,7 @@ func TestSharedPartitionsGrowOnce(t *testing.T) {
 }
 
 func TestFitLedger(t *testing.T) {
+	t.Parallel()
 	small := Done{Rows: &stream.Ledger{Keys: make([]stream.KeyLedger, 10)}}
 	fitLedger(&small)
 	if small.Rows == nil || len(small.Problems) != 0 {

@@ -12,6 +12,7 @@ import (
 // pipes used to be closed by Wait while they were read, and the read then
 // said only "read |0: file already closed" (1 run in 4).
 func TestProcessEndsWithItsOwnError(t *testing.T) {
+	t.Parallel()
 	for i := range 40 {
 		rw, err := startProcess("vm9", "sh", []string{"-c", `echo "ssh: Could not resolve hostname vm9: Name or service not known" >&2; exit 255`}, nil)
 		if err != nil {
@@ -31,6 +32,7 @@ func TestProcessEndsWithItsOwnError(t *testing.T) {
 
 // A process that ends well ends the stream with a bare EOF.
 func TestProcessEndsQuietly(t *testing.T) {
+	t.Parallel()
 	rw, err := startProcess("ok", "sh", []string{"-c", "printf ab"}, nil)
 	if err != nil {
 		t.Fatal(err)

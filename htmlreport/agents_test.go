@@ -8,6 +8,7 @@ import (
 // A fleet's JSON summary gives the page an agents table: one row per
 // agent, a lost one's up to its loss, and their sum.
 func TestAgentsTable(t *testing.T) {
+	t.Parallel()
 	doc := `{"tool": "benchtop", "command": "run", "database": "memory", "workload": "workloada",
 	  "phases": [{"phase": "run", "runtime_ms": 6000, "operations": 1700}],
 	  "agents": [

@@ -122,6 +122,7 @@ func pageTraffic(log, page string) (requests, files, console []string) {
 // expected size, not blank, with the charts' colours), requests nothing
 // and logs no console message.
 func TestChromiumRendersTheReport(t *testing.T) {
+	t.Parallel()
 	bin := chromium(t)
 	dir := t.TempDir()
 

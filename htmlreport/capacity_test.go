@@ -13,6 +13,7 @@ import (
 // against the bound, the probes' table with the answer's row marked, and
 // the headline figure; what limited the run says the search's answer.
 func TestCapacitySection(t *testing.T) {
+	t.Parallel()
 	doc := `{"tool": "benchtop", "command": "run", "database": "sim", "workload": "workloada",
 	  "phases": [{"phase": "run", "runtime_ms": 40000, "operations": 70000}],
 	  "capacity": {"outcome": "answer", "rate_ops_sec": 1990, "trusted": true,

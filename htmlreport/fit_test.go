@@ -74,6 +74,7 @@ func tableWidths(t *testing.T, bin, page string, w int) map[string][2]int {
 // segments of a sweep, the stream's tables, and the comparison of two
 // runs, whose segments carry Δ ops/s and Δ p99 at their right end.
 func TestChromiumTablesFit1400(t *testing.T) {
+	t.Parallel()
 	bin := chromium(t)
 	dir := t.TempDir()
 	base := loadFixture(t, "sweep", true, true)

@@ -125,6 +125,7 @@ func sameNumber(t *testing.T, where, got string, want any) {
 }
 
 func TestPageSections(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		fixture string
 		want    []string
@@ -175,6 +176,7 @@ func TestPageSections(t *testing.T) {
 
 // The figures in the tables are the JSON's.
 func TestTablesEqualTheJSON(t *testing.T) {
+	t.Parallel()
 	doc, _ := renderFixture(t, "sweep")
 	js := rawJSON(t, "sweep")
 	segs := js["segments"].([]any)
@@ -238,6 +240,7 @@ func writeFile(path string, rep *Report) error {
 }
 
 func TestPNGs(t *testing.T) {
+	t.Parallel()
 	pngs := PNGs(Build(loadFixture(t, "sweep", true, true)))
 	if len(pngs) < 6 {
 		t.Fatalf("%d PNGs", len(pngs))

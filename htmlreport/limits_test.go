@@ -19,6 +19,7 @@ func signals(fs []Finding) map[string]string {
 }
 
 func TestLimitsFromMeasuredSignals(t *testing.T) {
+	t.Parallel()
 	seg := func(i, threads int, target, ops, p99, cpu float64, knee bool) report.SegmentSummary {
 		g := report.SegmentSummary{Index: i, StartS: float64(i-1) * 10, DurationS: 10, Threads: threads, Partitions: 1, Target: target, OpsPerSec: ops, P99US: &p99, CPU: &cpu, Knee: knee}
 		if knee {
@@ -102,6 +103,7 @@ func TestLimitsFromMeasuredSignals(t *testing.T) {
 }
 
 func TestCompareShowsTheDifferences(t *testing.T) {
+	t.Parallel()
 	base := loadFixture(t, "sweep", true, true)
 	run := loadFixture(t, "sweep", true, true)
 	run.Summary.Throughput *= 1.10
@@ -180,6 +182,7 @@ func TestCompareShowsTheDifferences(t *testing.T) {
 }
 
 func TestTimeseriesSection(t *testing.T) {
+	t.Parallel()
 	run := loadFixture(t, "sweep", false, false)
 	run.Timeseries = &timeseries.Result{Written: 1000, Stored: 990, Check: "mismatch", Backpressure: 0.7, BatchSize: 500, FlushIntervalMS: 100, InFlight: 2,
 		ByParallelism: []timeseries.Row{{Writers: 1, Seconds: 10, RecordsPerSec: 50000, MBPerSec: 5.5}, {Writers: 2, Seconds: 10, RecordsPerSec: 90000, MBPerSec: 9.9}}}

@@ -49,6 +49,7 @@ func loadFixture(t *testing.T, name string, withHDR, withCSV bool) *Run {
 // The data model of the page, field by field: refresh with
 // go test ./htmlreport -run TestModelGolden -update, and read the diff.
 func TestModelGolden(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name         string
 		fixture      string
@@ -72,6 +73,7 @@ func TestModelGolden(t *testing.T) {
 // The HDR log's intervals sit where the CSV's are on the time axis: both
 // count from the run's start.
 func TestHDRLogAndCSVShareTheTimeAxis(t *testing.T) {
+	t.Parallel()
 	run := loadFixture(t, "sweep", true, true)
 	if len(run.Rows) == 0 || len(run.Intervals) == 0 {
 		t.Fatal("fixture has no rows or intervals")
@@ -90,6 +92,7 @@ func TestHDRLogAndCSVShareTheTimeAxis(t *testing.T) {
 }
 
 func TestThroughputFromEachSource(t *testing.T) {
+	t.Parallel()
 	var notes []string
 	csv := throughputChart(loadFixture(t, "sweep", false, true), &notes)
 	hlog := throughputChart(loadFixture(t, "sweep", true, false), &notes)
@@ -123,6 +126,7 @@ func TestThroughputFromEachSource(t *testing.T) {
 }
 
 func TestFindSweep(t *testing.T) {
+	t.Parallel()
 	run := loadFixture(t, "sweep", false, false)
 	sw := findSweep(run.Summary.Segments)
 	if sw == nil || sw.Key != "threads" {

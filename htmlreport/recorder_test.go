@@ -21,6 +21,7 @@ import (
 // interval times at every millisecond offset exercise the files'
 // rounding (three decimals, times truncated to a ms by the log reader).
 func TestRecorderKeepsWhatTheExportsHold(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 11))
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(rng.Int64N(int64(time.Second))))
 	rec := NewRecorder(start)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestThroughputSpans(t *testing.T) {
+	t.Parallel()
 	segs := []report.SegmentSummary{{StartS: 2, DurationS: 3, OpsPerSec: 100}, {StartS: 5, DurationS: 2, OpsPerSec: 300}}
 	// From the CSV rows: one span per interval, the load phase's marked.
 	run := &Run{Summary: report.Summary{Segments: segs}, Rows: []Row{

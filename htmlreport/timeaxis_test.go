@@ -34,6 +34,7 @@ func parseTimeLabel(t *testing.T, s string) float64 {
 // beyond, h:mm:ss from an hour. gonum's default ticks gave 0.00, 25.00,
 // 50.00, 75.00 over 75 s and seconds by the thousand over an hour.
 func TestTimeTicks(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		lo, hi float64
 		most   int
@@ -99,6 +100,7 @@ func TestTimeTicks(t *testing.T) {
 // drops the throughput line to nothing; from the CSV and from the HDR
 // log alike.
 func TestShortLastIntervalLeftOut(t *testing.T) {
+	t.Parallel()
 	csvRun := &Run{}
 	hdrRun := &Run{}
 	for i := 1; i <= 10; i++ {
@@ -167,6 +169,7 @@ func TestShortLastIntervalLeftOut(t *testing.T) {
 // so; the run's line keeps the chart's scale. A load of one whole
 // interval stays.
 func TestALoadOfOneSliverIsLeftOut(t *testing.T) {
+	t.Parallel()
 	run := &Run{Rows: []Row{{ElapsedS: 0.012, IntervalS: 0.012, Phase: "load", Ops: 1000, OpsPerSec: 84304}}}
 	for i := 1; i <= 5; i++ {
 		run.Rows = append(run.Rows, Row{ElapsedS: 0.012 + float64(i), IntervalS: 1, Phase: "run", Ops: 2000, OpsPerSec: 2000})

@@ -28,6 +28,7 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 // v1; the nearest limit along the path counts, page cache the kernel can
 // reclaim does not count as use, and "no limit" is none.
 func TestCgroupHeadroom(t *testing.T) {
+	t.Parallel()
 	v2 := t.TempDir()
 	writeTree(t, v2, map[string]string{
 		"proc/self/mountinfo":                             "30 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n",
@@ -71,6 +72,7 @@ func TestCgroupHeadroom(t *testing.T) {
 // a load that fits, a workload that keeps no records and an unknown
 // availability pass.
 func TestCheckFits(t *testing.T) {
+	t.Parallel()
 	four := func() (Available, error) {
 		return Available{Bytes: 4e9, From: "cgroup memory.max 4.0 GB, 0 B in use"}, nil
 	}
@@ -111,6 +113,7 @@ func TestCheckFits(t *testing.T) {
 // The estimate follows what the model says of lengths: a uniform or
 // zipfian length is smaller than its maximum, wider records cost more.
 func TestEstimateShapes(t *testing.T) {
+	t.Parallel()
 	est := func(p adapters.Properties) float64 {
 		e, ok := EstimateLoad(p)
 		if !ok {

@@ -16,6 +16,7 @@ import (
 // replaced, and the heap held the data nearly twice. Values handed to a
 // reader before the updates keep their bytes.
 func TestUpdatesFreeWhatTheyReplace(t *testing.T) {
+	t.Parallel()
 	const records, fields, size = 1000, 10, 1000
 	db := mustNew(t, 1)
 	ctx := context.Background()

@@ -17,6 +17,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 8} {
 		t.Run(fmt.Sprintf("partitions=%d", n), func(t *testing.T) {
 			db := mustNew(t, n)
@@ -35,6 +36,7 @@ func mustNew(t testing.TB, n int) *DB {
 }
 
 func TestOpen(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	d, ok := adapters.Lookup("memory")
 	if !ok {
@@ -79,6 +81,7 @@ func TestOpen(t *testing.T) {
 }
 
 func TestNotFoundErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustNew(t, 4)
 	for name, err := range map[string]error{
@@ -107,6 +110,7 @@ func TestNotFoundErrors(t *testing.T) {
 func second[T any](_ T, err error) error { return err }
 
 func TestTablesAreSeparate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustNew(t, 2)
 	f := []adapters.Field{{Name: "f", Value: []byte("1")}}
@@ -128,6 +132,7 @@ func TestTablesAreSeparate(t *testing.T) {
 }
 
 func TestUpdateAddsFields(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustNew(t, 1)
 	if err := db.Insert(ctx, "t", "k", []adapters.Field{{Name: "a", Value: []byte("1")}}); err != nil {
@@ -160,6 +165,7 @@ func fieldsString(fs []adapters.Field) string {
 // TestScanAcrossPartitions compares scans over 8 partitions with a sorted
 // list of the keys.
 func TestScanAcrossPartitions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustNew(t, 8)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -228,6 +234,7 @@ func firstKey(recs []adapters.Record) string {
 // between a reshard's steps, where only the change log can carry it, and
 // checks that all of them arrive.
 func TestReshardReplaysChanges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct{ from, to int }{{1, 5}, {5, 2}, {3, 3 * 7}} {
 		t.Run(fmt.Sprintf("%d→%d", tc.from, tc.to), func(t *testing.T) {
@@ -338,6 +345,7 @@ func checkContents(t *testing.T, db *DB, want map[string]string) {
 // (in place and with new fields) and delete, and readers read and scan.
 // At the end every key must be there exactly once with its last value.
 func TestReshardUnderLoad(t *testing.T) {
+	t.Parallel()
 	const (
 		writers = 4
 		preload = 5000 // several copy chunks (of 1024) from the first partition
@@ -500,6 +508,7 @@ func fieldValue(s string) string {
 }
 
 func TestKeys(t *testing.T) {
+	t.Parallel()
 	d, _ := adapters.Lookup("memory")
 	adaptertest.CheckKeys(t, d.Prefixes, d.Keys, adapters.Properties{}, func(r *adapters.Reader) {
 		readPartitions(r)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestStreamConformance(t *testing.T) {
+	t.Parallel()
 	db, err := New(1)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestConfigDefaultsAreYCSBs(t *testing.T) {
+	t.Parallel()
 	c, err := ParseConfig("run", adapters.Properties{"recordcount": "10"})
 	if err != nil {
 		t.Fatal(err)

@@ -73,6 +73,7 @@ func wide(extra map[string]string) adapters.Properties {
 // The published HBase scenarios A, C and E touch f0 ... f19 of 100
 // columns on every operation: readfields/writefields=first:20.
 func TestFixedFieldsOnEveryOperation(t *testing.T) {
+	t.Parallel()
 	db := run(t, wide(map[string]string{"readfields": "first:20", "writefields": "first:20"}), 3000)
 	want := strings.Join(fieldNames("f", 20), ",")
 	for name, calls := range map[string][][]string{"read": db.reads, "scan": db.scans, "update": db.updates} {
@@ -90,6 +91,7 @@ func TestFixedFieldsOnEveryOperation(t *testing.T) {
 // random:N draws N distinct fields per operation, all of them in turn;
 // YCSB's readallfields=false is random:1.
 func TestRandomFieldsAreDistinct(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		props map[string]string
 		n     int
@@ -126,6 +128,7 @@ func TestRandomFieldsAreDistinct(t *testing.T) {
 
 // Named fields, all, and YCSB's defaults (all read, one written).
 func TestFieldChoiceForms(t *testing.T) {
+	t.Parallel()
 	db := run(t, wide(map[string]string{"readfields": "f7, f3", "writefields": "all"}), 500)
 	for _, got := range db.reads {
 		if strings.Join(got, ",") != "f7,f3" {
@@ -151,6 +154,7 @@ func TestFieldChoiceForms(t *testing.T) {
 }
 
 func TestFieldChoiceErrors(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"first:0", "first:101", "random:x", "f100", "f1,f1", "g1", "first:"} {
 		_, err := ParseConfig("run", wide(map[string]string{"readfields": v}))
 		if err == nil || !strings.Contains(err.Error(), "readfields") {
@@ -162,6 +166,7 @@ func TestFieldChoiceErrors(t *testing.T) {
 // Run with recordcount N after loading more: keys come only from the
 // first N loaded (the published run loaded 300 M rows and queried 30 M).
 func TestRunDrawsKeysFromTheFirstRecordcount(t *testing.T) {
+	t.Parallel()
 	for _, dist := range []string{"uniform", "zipfian", "hotspot"} {
 		db := run(t, wide(map[string]string{"recordcount": "300", "insertorder": "ordered", "zeropadding": "1",
 			"requestdistribution": dist, "scanproportion": "0"}), 5000)

@@ -13,6 +13,7 @@ import (
 // nobody wrote, a found record with no fields (YCSB's verifyRow counts
 // that as an error too).
 func TestIntegrityCheckCatchesCorruption(t *testing.T) {
+	t.Parallel()
 	for _, readAll := range []string{"true", "false"} {
 		for _, corrupt := range []string{"", "value", "missing", "extra", "empty"} {
 			t.Run("readallfields="+readAll+"/"+corrupt, func(t *testing.T) {
@@ -53,6 +54,7 @@ func TestIntegrityCheckCatchesCorruption(t *testing.T) {
 // Each kind of corruption has its own message, so the report's cause says
 // what went wrong.
 func TestIntegrityErrorsSayWhat(t *testing.T) {
+	t.Parallel()
 	want := map[string]error{"value": errIntegrity, "missing": errMissingField, "extra": errExtraField, "empty": errEmptyRecord}
 	for corrupt, werr := range want {
 		db := newStore()
@@ -67,6 +69,7 @@ func TestIntegrityErrorsSayWhat(t *testing.T) {
 
 // Without dataintegrity nothing is checked: an empty record is no error.
 func TestNoCheckWithoutDataIntegrity(t *testing.T) {
+	t.Parallel()
 	db := newStore()
 	_, cw := newTestWorker(t, "run", map[string]string{"recordcount": "5", "readproportion": "1", "updateproportion": "0"}, db)
 	loadAll(t, cw)
@@ -80,6 +83,7 @@ func TestNoCheckWithoutDataIntegrity(t *testing.T) {
 // errors are of kind integrity, for the READ and the read-modify-write
 // (whose READ fails the check and whose UPDATE is not done).
 func TestIntegrityThroughRunner(t *testing.T) {
+	t.Parallel()
 	props := map[string]string{"recordcount": "50", "operationcount": "400", "threadcount": "4", "dataintegrity": "true",
 		"readproportion": "0.5", "updateproportion": "0", "readmodifywriteproportion": "0.5"}
 	db := newStore()
@@ -119,6 +123,7 @@ func TestIntegrityThroughRunner(t *testing.T) {
 // mismatches); a record the run deleted itself, or a key beyond the loaded
 // range, is no integrity failure.
 func TestMissingRecordIsAnIntegrityFailure(t *testing.T) {
+	t.Parallel()
 	db := newStore()
 	_, cw := newTestWorker(t, "run", map[string]string{"recordcount": "20", "dataintegrity": "true",
 		"readproportion": "0.6", "deleteproportion": "0.2", "readmodifywriteproportion": "0.2", "updateproportion": "0"}, db)

@@ -16,6 +16,7 @@ import (
 // Keys as YCSB's CoreWorkload.buildKeyName makes them (hashed insert
 // order, zeropadding 1): key number 0 is the well-known first YCSB key.
 func TestKeyNameMatchesYCSB(t *testing.T) {
+	t.Parallel()
 	cfg := &Config{ZeroPadding: 1}
 	if got, want := cfg.KeyName(0), "user6284781860667377211"; got != want {
 		t.Errorf("KeyName(0) = %q, want %q", got, want)
@@ -29,6 +30,7 @@ func TestKeyNameMatchesYCSB(t *testing.T) {
 // appendDigits is strconv's decimal with leading zeros to the width, for
 // every digit count, the edges of each 4-digit group and random values.
 func TestAppendDigitsMatchesStrconv(t *testing.T) {
+	t.Parallel()
 	var vals []uint64
 	for p := uint64(1); p != 0 && p <= math.MaxUint64/10; p *= 10 {
 		vals = append(vals, p-1, p, p+1, 2*p-1, 9*p)
@@ -53,6 +55,7 @@ func TestAppendDigitsMatchesStrconv(t *testing.T) {
 
 // Negative ordered key numbers keep strconv's sign.
 func TestKeyNameNegativeOrdered(t *testing.T) {
+	t.Parallel()
 	c := &Config{ZeroPadding: 4, OrderedInserts: true}
 	if got, want := c.KeyName(-7), "user00-7"; got != want {
 		t.Errorf("KeyName(-7) = %q, want %q", got, want)
@@ -88,6 +91,7 @@ func BenchmarkKeyNameStrconv(b *testing.B) {
 // one drawing without it, from the same seed, choose the same keys, and
 // the table's hits are about the share its ranks have.
 func TestHotKeysDrawTheSameKeys(t *testing.T) {
+	t.Parallel()
 	for _, order := range []string{"hashed", "ordered"} {
 		cfg, err := ParseConfig("run", adapters.Properties{"recordcount": "100000", "requestdistribution": "zipfian", "insertorder": order})
 		if err != nil {

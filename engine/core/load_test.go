@@ -17,6 +17,7 @@ import (
 // once, batches no larger than the adapter's BatchSize, each record one
 // INSERT.
 func TestLoadThroughRunner(t *testing.T) {
+	t.Parallel()
 	for _, batch := range []int{0, 7} {
 		t.Run("batch="+strconv.Itoa(batch), func(t *testing.T) {
 			s := newStore()
@@ -67,6 +68,7 @@ func TestLoadThroughRunner(t *testing.T) {
 // record that fails more often than the limit is left out. A failed batch
 // is tried again whole.
 func TestInsertionRetry(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ limit, fails int }{{0, 1}, {2, 2}, {2, 3}}
 	for _, c := range cases {
 		for _, batch := range []int{0, 4} {
@@ -109,6 +111,7 @@ func TestInsertionRetry(t *testing.T) {
 // The pause before a retry is YCSB's: 0.8 to 1.2 times the interval,
 // announced through Delay (which the runner waits out unmeasured).
 func TestInsertionRetryDelay(t *testing.T) {
+	t.Parallel()
 	s := newStore()
 	w, cw := newTestWorker(t, "load", map[string]string{"recordcount": "3",
 		"core_workload_insertion_retry_limit": "1", "core_workload_insertion_retry_interval": "3600"}, s)
@@ -137,6 +140,7 @@ func TestInsertionRetryDelay(t *testing.T) {
 // fieldlengthdistribution=histogram reads YCSB's histogram file: values
 // are whole blocks no longer than the largest bucket.
 func TestFieldLengthHistogram(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "hist.txt")
 	if err := os.WriteFile(path, []byte("BlockSize\t8\n0\t0\n1\t5\n2\t0\n3\t5\n"), 0o644); err != nil {

@@ -25,6 +25,7 @@ func keySet(cfg *Config, lo, hi int64) map[string]bool {
 // dataintegrity) or one random field (readallfields=false), as YCSB's
 // doTransactionRead does.
 func TestReadKeyAndFieldChoice(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		props map[string]string
@@ -93,6 +94,7 @@ func TestReadKeyAndFieldChoice(t *testing.T) {
 // Updates write one random field (writeallfields=false) or every field,
 // each value fieldlength bytes long, to a loaded key.
 func TestUpdateFieldChoice(t *testing.T) {
+	t.Parallel()
 	for _, all := range []bool{false, true} {
 		t.Run("writeallfields="+strconv.FormatBool(all), func(t *testing.T) {
 			db := newStore()
@@ -136,6 +138,7 @@ func TestUpdateFieldChoice(t *testing.T) {
 // run-phase inserts continue from recordcount (YCSB's transaction insert
 // sequence), named user + FNV hash (hashed) or user + number (ordered).
 func TestInsertKeySequence(t *testing.T) {
+	t.Parallel()
 	for _, order := range []string{"hashed", "ordered"} {
 		t.Run(order, func(t *testing.T) {
 			db := newStore()
@@ -181,6 +184,7 @@ func TestInsertKeySequence(t *testing.T) {
 // records: uniformly, or zipfian (favouring short scans) as YCSB's
 // scanlengthdistribution says; readallfields=false asks for one field.
 func TestScanLengthDistribution(t *testing.T) {
+	t.Parallel()
 	for _, dist := range []string{"uniform", "zipfian"} {
 		t.Run(dist, func(t *testing.T) {
 			db := newStore()
@@ -233,6 +237,7 @@ func TestScanLengthDistribution(t *testing.T) {
 // operation from before the read to after the update, and its READ and
 // UPDATE are recorded as sub-operations with their own times.
 func TestReadModifyWrite(t *testing.T) {
+	t.Parallel()
 	db := newStore()
 	w, cw := newTestWorker(t, "run", map[string]string{"recordcount": "20", "readproportion": "0", "updateproportion": "0",
 		"readmodifywriteproportion": "1", "readallfields": "false"}, db)
@@ -284,6 +289,7 @@ func TestReadModifyWrite(t *testing.T) {
 
 // Deletes remove loaded keys.
 func TestDelete(t *testing.T) {
+	t.Parallel()
 	db := newStore()
 	w, cw := newTestWorker(t, "run", map[string]string{"recordcount": "40", "readproportion": "0", "updateproportion": "0",
 		"deleteproportion": "1", "requestdistribution": "sequential"}, db)
@@ -308,6 +314,7 @@ func TestDelete(t *testing.T) {
 // The operation mix follows the proportions (workload A's 50/50, and a
 // mix of all six).
 func TestOperationMix(t *testing.T) {
+	t.Parallel()
 	db := newStore()
 	props := map[string]string{"recordcount": "100", "readproportion": "0.3", "updateproportion": "0.2", "insertproportion": "0.1",
 		"scanproportion": "0.1", "readmodifywriteproportion": "0.2", "deleteproportion": "0.1", "maxscanlength": "5"}
@@ -333,6 +340,7 @@ func TestOperationMix(t *testing.T) {
 // them: a key beyond the last acknowledged insert is never read, and most
 // reads are of the few latest keys.
 func TestKeysNeverBeyondAcknowledgedInserts(t *testing.T) {
+	t.Parallel()
 	db := newStore()
 	w, cw := newTestWorker(t, "run", map[string]string{"recordcount": "10", "readproportion": "0.5", "updateproportion": "0",
 		"insertproportion": "0.5", "requestdistribution": "latest"}, db)

@@ -200,6 +200,7 @@ func crossing(c float64, base, bound time.Duration) float64 {
 // precision asked, for several capacities and two bounds; the probes
 // start unlimited and the bracket narrows.
 func TestSearchBracketsTheCrossing(t *testing.T) {
+	t.Parallel()
 	for _, c := range []float64{2_000, 10_000, 50_000} {
 		for _, bound := range []time.Duration{10 * time.Millisecond, 40 * time.Millisecond} {
 			t.Run(fmt.Sprintf("%.0f/%v", c, bound), func(t *testing.T) {
@@ -235,6 +236,7 @@ func TestSearchBracketsTheCrossing(t *testing.T) {
 // change is left out, and it holds at least MinIntervals intervals and
 // 100/(1-q) successful operations per percentile.
 func TestProbesHoldTheirEvidence(t *testing.T) {
+	t.Parallel()
 	spec := conds(t, "READ.p99<10ms", "p50<10ms")
 	// At 1,000 ops/s READ is 500 a second: p99 needs 10,000 of them.
 	f := newFakeRun(t, spec, 1000, queueing(1_000, 2*time.Millisecond))
@@ -270,6 +272,7 @@ func TestProbesHoldTheirEvidence(t *testing.T) {
 // the bound after its MinIntervals, without waiting for a pass's
 // evidence.
 func TestFailureNeedsNoMoreThanItsEvidence(t *testing.T) {
+	t.Parallel()
 	spec := conds(t, "p99<10ms")
 	f := newFakeRun(t, spec, 1000, queueing(300, 2*time.Millisecond))
 	r := f.run(5000)
@@ -283,6 +286,7 @@ func TestFailureNeedsNoMoreThanItsEvidence(t *testing.T) {
 // No rate meets a bound the database's own latency exceeds: the search
 // goes down to the floor, which fails, and says so.
 func TestNoRateDownToTheFloor(t *testing.T) {
+	t.Parallel()
 	spec := conds(t, "p99<1ms")
 	f := newFakeRun(t, spec, 1000, queueing(10_000, 2*time.Millisecond))
 	r := f.run(500)
@@ -310,6 +314,7 @@ func TestNoRateDownToTheFloor(t *testing.T) {
 // No rate down to the floor with the client saturated says so: the
 // rates may have failed by the client, not the database.
 func TestNoRateWithTheClientSaturated(t *testing.T) {
+	t.Parallel()
 	f := newFakeRun(t, conds(t, "p99<1ms"), 1000, queueing(10_000, 2*time.Millisecond))
 	f.host = host.Sample{Cores: 2, CPUTotal: 100, ProcCPU: 30}
 	r := f.run(500)
@@ -328,6 +333,7 @@ func TestNoRateWithTheClientSaturated(t *testing.T) {
 // A budget too short to close the bracket gives the bracket so far,
 // untrusted, with the reason.
 func TestBudgetRunsOut(t *testing.T) {
+	t.Parallel()
 	spec := conds(t, "p99<10ms")
 	spec.Budget = 20 * time.Second
 	f := newFakeRun(t, spec, 1000, queueing(10_000, 2*time.Millisecond))
@@ -345,6 +351,7 @@ func TestBudgetRunsOut(t *testing.T) {
 
 // The client's own CPU at its limit makes the answer untrusted.
 func TestClientSaturated(t *testing.T) {
+	t.Parallel()
 	spec := conds(t, "p99<10ms")
 	f := newFakeRun(t, spec, 1000, queueing(10_000, 2*time.Millisecond))
 	f.host = host.Sample{Cores: 2, CPUTotal: 99, ProcCPU: 196}
@@ -381,6 +388,7 @@ func TestClientSaturated(t *testing.T) {
 // behind each other (the database's service time holds) are the limit,
 // not the database.
 func TestThreadsTheLimit(t *testing.T) {
+	t.Parallel()
 	spec := conds(t, "p99<20ms")
 	// 8 threads of 10 ms operations: at most 800 ops/s; intended
 	// latency grows as the threads near it, service time does not.
@@ -408,6 +416,7 @@ func TestThreadsTheLimit(t *testing.T) {
 // Failed operations at the answer's rate make it untrusted, unless a
 // condition judges errors.
 func TestErrorsAtTheAnswer(t *testing.T) {
+	t.Parallel()
 	model := func(target float64, threads int) outcome {
 		o := queueing(10_000, 2*time.Millisecond)(target, threads)
 		o.failed = math.Max(1, o.ok/1000)
@@ -431,6 +440,7 @@ func TestErrorsAtTheAnswer(t *testing.T) {
 // A manual change of target voids the probe in progress and the search
 // asks for it again; a pause voids it and it starts again on resume.
 func TestManualChangeVoidsTheProbe(t *testing.T) {
+	t.Parallel()
 	spec := conds(t, "p99<10ms")
 	f := newFakeRun(t, spec, 1000, queueing(10_000, 2*time.Millisecond))
 	// Into the second probe's steady part.
@@ -468,6 +478,7 @@ func TestManualChangeVoidsTheProbe(t *testing.T) {
 // --find-max-over threads: one search per thread count, the best
 // answer on top.
 func TestOverThreads(t *testing.T) {
+	t.Parallel()
 	spec := conds(t, "p99<10ms")
 	spec.Threads = []int{50, 200}
 	// Threads lift capacity up to 10,000 ops/s: 50 threads give 5,000.
@@ -496,6 +507,7 @@ func TestOverThreads(t *testing.T) {
 // Best and knee follow the verdicts: best on the answer's segment, knee
 // on the failing one above it; the view carries the bracket.
 func TestMarksAndView(t *testing.T) {
+	t.Parallel()
 	spec := conds(t, "p99<10ms")
 	f := newFakeRun(t, spec, 1000, queueing(10_000, 2*time.Millisecond))
 	var last *engine.Snapshot
@@ -539,6 +551,7 @@ func TestMarksAndView(t *testing.T) {
 // that hiccupped through it) bounds nothing: the bracket closes only on
 // a paced failure, climbing above the unlimited rate when it must.
 func TestUnlimitedRateIsConfirmedPaced(t *testing.T) {
+	t.Parallel()
 	spec := conds(t, "p99<10ms")
 	base := queueing(10_000, 2*time.Millisecond)
 	model := func(target float64, threads int) outcome {
@@ -565,6 +578,7 @@ func TestUnlimitedRateIsConfirmedPaced(t *testing.T) {
 // far above the paced probes') does not blame the threads: they were
 // enough to saturate it.
 func TestUnlimitedPassWithTheDatabaseSaturated(t *testing.T) {
+	t.Parallel()
 	r := newFakeRun(t, conds(t, "p99<2s"), 20_000, queueing(10_000, 2*time.Millisecond)).run(500)
 	if r.Probes[0].Verdict != Pass {
 		t.Fatalf("the unlimited probe %s", r.Probes[0].Verdict)
@@ -578,6 +592,7 @@ func TestUnlimitedPassWithTheDatabaseSaturated(t *testing.T) {
 // that would close the bracket is asked again, passes, and the search
 // goes on above it.
 func TestAFailureIsConfirmed(t *testing.T) {
+	t.Parallel()
 	spec := conds(t, "p99<10ms")
 	base := queueing(10_000, 2*time.Millisecond)
 	hiccups := 0

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseValues(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want float64
@@ -52,6 +53,7 @@ func TestParseValues(t *testing.T) {
 }
 
 func TestEvidenceAndRounding(t *testing.T) {
+	t.Parallel()
 	for q, want := range map[float64]int64{99: 10_000, 99.9: 100_000, 95: 2_000, 50: 200, 100: 0} {
 		if got := needOps(q); got != want {
 			t.Errorf("needOps(%v) = %d, want %d", q, got, want)

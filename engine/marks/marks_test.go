@@ -21,6 +21,7 @@ func indexed(rows ...Row) []Row {
 }
 
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	us := time.Microsecond
 	short := func(r Row, n int) Row { r.Intervals = n; return r }
 	failing := func(r Row, share float64) Row { r.ErrorRate = share; return r }
@@ -103,6 +104,7 @@ func TestDecide(t *testing.T) {
 // A mark-only change (same configuration) is equal figures: no best is
 // undecided for equal rates, as neither is faster.
 func TestEqualRatesNeedNoNote(t *testing.T) {
+	t.Parallel()
 	v := Decide(indexed(row(4, 1e6, 10*time.Microsecond), row(4, 1e6, 10*time.Microsecond)), "ops/s", "segment")
 	if v.Best != 0 || v.Note != "" {
 		t.Errorf("best %d note %q, want the first and no note", v.Best, v.Note)

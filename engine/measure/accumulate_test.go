@@ -41,6 +41,7 @@ func decoded(t *testing.T, s *Set) (*Set, []byte) {
 // Sets added from their encoding, or decoded, equal the decoded Sets
 // merged: bucket for bucket, counters, errors and percentiles.
 func TestAccumulatorEqualsMerge(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	var acc Accumulator
 	for round := range 2 { // twice: Take empties it for the next round
@@ -86,6 +87,7 @@ func TestAccumulatorEqualsMerge(t *testing.T) {
 
 // MergeEncoded adds an encoded Set into one that has values already.
 func TestMergeEncoded(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	a, b := randomSet(rng, 1000, 1), randomSet(rng, 1000, 2)
 	want := a.Clone()
@@ -104,6 +106,7 @@ func TestMergeEncoded(t *testing.T) {
 
 // An Encoded's Set is the Set's own decoding.
 func TestEncodedSet(t *testing.T) {
+	t.Parallel()
 	s := randomSet(rand.New(rand.NewPCG(9, 10)), 500, 3)
 	d, b := decoded(t, s)
 	var e Encoded
@@ -120,6 +123,7 @@ func TestEncodedSet(t *testing.T) {
 }
 
 func TestCorruptHistogramRefused(t *testing.T) {
+	t.Parallel()
 	var d v2Decoder
 	acc := make([]int64, countsLen)
 	for _, data := range []string{"", "AAAA", "HIUTHAAAAA=="} {
@@ -133,6 +137,7 @@ func TestCorruptHistogramRefused(t *testing.T) {
 // a source with one value in every bucket, and a small one, merged through
 // the view equal the same merged by hdrhistogram-go's own Merge.
 func TestMergeHistEqualsMerge(t *testing.T) {
+	t.Parallel()
 	counts := make([]int64, countsLen)
 	for i := range counts {
 		counts[i] = int64(i%7 + 1)
@@ -166,6 +171,7 @@ func TestMergeHistEqualsMerge(t *testing.T) {
 // The view works with the hdrhistogram-go in go.mod (else merges and
 // resets fall back to the library's slower walks, silently).
 func TestViewMatchesExport(t *testing.T) {
+	t.Parallel()
 	if !viewOK {
 		t.Fatal("the counts view does not match hdrhistogram-go's layout")
 	}
@@ -179,6 +185,7 @@ func TestViewMatchesExport(t *testing.T) {
 // resetHist leaves a histogram as its Reset does: empty, every count 0,
 // and recording into it again gives what a new one gives.
 func TestResetHistEqualsReset(t *testing.T) {
+	t.Parallel()
 	a, b := NewHistogram(), NewHistogram()
 	for _, v := range []int64{1, 5000, 5001, 9e8, Highest} {
 		a.RecordValues(v, 2)

@@ -32,6 +32,7 @@ func fill(r *rand.Rand, n int, clamp bool) (*Set, []int64) {
 
 // An encoded Set decodes to an equal value, in both encodings.
 func TestSetRoundTrip(t *testing.T) {
+	t.Parallel()
 	s, _ := fill(rand.New(rand.NewPCG(1, 2)), 5000, true)
 	b, err := s.MarshalBinary()
 	if err != nil {
@@ -72,6 +73,7 @@ func TestSetRoundTrip(t *testing.T) {
 // Merging two encoded intervals equals recording both sets of values into
 // one histogram: percentiles of the merge are those of the whole.
 func TestMergeOfEncodedIntervalsIsExact(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	a, va := fill(r, 4000, true)
 	b, vb := fill(r, 7000, false)
@@ -116,6 +118,7 @@ func TestMergeOfEncodedIntervalsIsExact(t *testing.T) {
 
 // A Set from another histogram configuration is refused, not misread.
 func TestDecodeRefusesOtherRange(t *testing.T) {
+	t.Parallel()
 	s, _ := fill(rand.New(rand.NewPCG(5, 6)), 10, true)
 	w, err := s.wire()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // left out, for the engine's range; and for another range (through
 // Distribution itself).
 func TestEachBucketMatchesDistribution(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 9))
 	for _, h := range []*hdr.Histogram{NewHistogram(), hdr.New(1, 1e6, 2)} {
 		top := h.HighestTrackableValue()

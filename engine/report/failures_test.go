@@ -27,6 +27,7 @@ func phase(name engine.Phase, ok, failed int64, kind string, outages ...engine.O
 }
 
 func TestFailures(t *testing.T) {
+	t.Parallel()
 	outage := engine.Outage{Start: 4 * time.Second, End: 10 * time.Second, Intervals: 6}
 	for _, c := range []struct {
 		name  string
@@ -75,6 +76,7 @@ func TestFailures(t *testing.T) {
 // At least 99 % of at least 100 reads NOT_FOUND: the data was likely
 // never loaded.
 func TestNotFound(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		ok, nf int64
 		want   bool

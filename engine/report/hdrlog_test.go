@@ -53,6 +53,7 @@ func (d *spinDB) Close() error                                                  
 // report's cumulative histogram, so counts and percentiles agree with the
 // YCSB report's lines.
 func TestHDRLogDecodesToTheReport(t *testing.T) {
+	t.Parallel()
 	cfg, _, err := engine.NewConfig("run", "fake", map[string]string{"recordcount": "100", "operationcount": "3000",
 		"readproportion": "0.6", "updateproportion": "0.4", "threadcount": "2", "target": "3000", "status.interval": "100ms", "hdrhistogram.percentiles": "50,95,99"})
 	if err != nil {
@@ -154,6 +155,7 @@ func reportValue(t *testing.T, report, tag, name string) int64 {
 // place each interval where it was, although the header holds whole
 // seconds only.
 func TestHDRLogTimesReadBack(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 12, 1, 8, 0, 0, 700_000_000, time.UTC)
 	var b bytes.Buffer
 	l := NewHDRLog(&b, start)

@@ -3,6 +3,7 @@ package report
 import "testing"
 
 func TestSegmentLikeIsTheLongestOfTheConfiguration(t *testing.T) {
+	t.Parallel()
 	s := &Summary{Segments: []SegmentSummary{
 		{Index: 1, Threads: 4, Partitions: 1, DurationS: 10, OpsPerSec: 100},
 		{Index: 2, Threads: 8, Partitions: 1, DurationS: 10, OpsPerSec: 200},

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSegmentExtrasInJSONAndTable(t *testing.T) {
+	t.Parallel()
 	res := sampleResult(false, "op")
 	res.Segments = []engine.Segment{{Index: 1, End: 10 * time.Second, Threads: 2, Partitions: 4, Ops: 100, OpsPerSec: 10,
 		Extra: map[string]float64{"rows_per_sec": 2500000, "mb_per_sec": 550.5}}}
@@ -32,6 +33,7 @@ func TestSegmentExtrasInJSONAndTable(t *testing.T) {
 // succeeded, the state of a segment the rules could not judge and the
 // note saying why best is undecided.
 func TestSegmentsTableTellsFailuresApart(t *testing.T) {
+	t.Parallel()
 	segs := []engine.Segment{
 		{Index: 1, End: 4 * time.Second, Threads: 4, Partitions: 1, Ops: 90000, OK: 90000, OpsPerSec: 30000, HasLatency: true,
 			P50: 100 * time.Microsecond, P95: 200 * time.Microsecond, P99: 300 * time.Microsecond, Intervals: 3, State: "qualified"},

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTimeSeriesCSV(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	ts := NewTimeSeries(&b)
 	s := &engine.Snapshot{Time: time.Unix(0, 0), Elapsed: time.Second, Interval: time.Second, Phase: engine.PhaseRun, Threads: 4, Partitions: 2,
@@ -38,6 +39,7 @@ func TestTimeSeriesCSV(t *testing.T) {
 // An interval where nothing succeeded has empty latency columns, never 0,
 // and its failures in failed_per_sec, not in ops_per_sec.
 func TestTimeSeriesCSVFailedInterval(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	ts := NewTimeSeries(&b)
 	failed := engine.Stats{Count: 900, Errors: 900, FailedRate: 900}

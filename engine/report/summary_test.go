@@ -12,6 +12,7 @@ import (
 )
 
 func TestSummaryReadsBackWithExtrasEventsAndHost(t *testing.T) {
+	t.Parallel()
 	res := sampleResult(false, "op")
 	res.Segments = []engine.Segment{{Index: 1, End: 10 * time.Second, Threads: 2, Partitions: 4, Ops: 100, OpsPerSec: 10,
 		Extra: map[string]float64{"rows_per_sec": 2500000, "mb_per_sec": 550.5}}}
@@ -45,6 +46,7 @@ func TestSummaryReadsBackWithExtrasEventsAndHost(t *testing.T) {
 }
 
 func TestJSONCarriesCauses(t *testing.T) {
+	t.Parallel()
 	res := sampleResult(false, "op")
 	st := engine.Stats{Count: 2, Errors: 1, ErrorsByKind: map[string]int64{"unavailable": 1},
 		Causes: map[string]string{"unavailable": "redis://u:pw@h down"}}

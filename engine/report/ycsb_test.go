@@ -64,6 +64,7 @@ func parseYCSB(t *testing.T, report string) map[string]map[string]string {
 }
 
 func TestTextReportParsesLikeYCSB(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	info := engine.Info{Meta: engine.RunMeta{CommandLine: "benchtop run memory", Version: engine.BuildVersion{Module: "v1.0.0", GoVersion: "go1.26"}},
 		Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600)), Thresholds: []string{"READ.p99<10ms", "ops>1e9"}}
@@ -113,6 +114,7 @@ func TestTextReportParsesLikeYCSB(t *testing.T) {
 }
 
 func TestExporterShapes(t *testing.T) {
+	t.Parallel()
 	report := []byte("# comment\n[OVERALL], RunTime(ms), 2000\n[OVERALL], Throughput(ops/sec), 501.0\n[READ], Return=OK, 5\n#  1 00:00 table row\n[X], odd, NaN\n")
 	var b bytes.Buffer
 	if err := Export(&b, report, "json"); err != nil {
@@ -164,6 +166,7 @@ func TestExporterShapes(t *testing.T) {
 }
 
 func TestMeasurementTypes(t *testing.T) {
+	t.Parallel()
 	res := sampleResult(false, "op")
 	res.Output = engine.Output{MeasurementType: "histogram", Buckets: 1000, Verbose: true}
 	var b bytes.Buffer
@@ -216,6 +219,7 @@ func sampleResult(intended bool, measurement string) *engine.PhaseResult {
 }
 
 func TestOrdinal(t *testing.T) {
+	t.Parallel()
 	cases := map[float64]string{50: "50th", 95: "95th", 99: "99th", 1: "1st", 2: "2nd", 3: "3rd", 11: "11th", 99.9: "99.9", 21: "21st"}
 	for in, want := range cases {
 		if got := ordinal(in); got != want {
@@ -227,6 +231,7 @@ func TestOrdinal(t *testing.T) {
 // The report must parse like YCSB's: "[NAME], Measurement, value" lines
 // with the names and values scripts look for.
 func TestWriteYCSB(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	WriteYCSB(&b, sampleResult(true, "both"))
 	out := b.String()
@@ -268,6 +273,7 @@ func TestWriteYCSB(t *testing.T) {
 // masked, after YCSB's Return= lines, which stay as they were; the JSON
 // carries them too.
 func TestErrorLinesAndCause(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	res := sampleResult(false, "op")
 	WriteYCSB(&b, res)
@@ -293,6 +299,7 @@ func TestErrorLinesAndCause(t *testing.T) {
 // counts every operation, as YCSB's does), the [LOAD] phase before the
 // run; and no Return=OK line where nothing succeeded, as YCSB prints none.
 func TestAddedLinesAreComments(t *testing.T) {
+	t.Parallel()
 	set := &measure.Set{}
 	for range 2000 {
 		set.Record(measure.Slot(core.OpRead, measure.Failed), 100000)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestParseAtTyped(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		want Step
@@ -48,6 +49,7 @@ func TestParseAtTyped(t *testing.T) {
 }
 
 func TestParseSweep(t *testing.T) {
+	t.Parallel()
 	got, note, err := ParseSweep("threads=1, 2,4", "2s", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +84,7 @@ func TestParseSweep(t *testing.T) {
 }
 
 func TestStepString(t *testing.T) {
+	t.Parallel()
 	for st, want := range map[Step]string{
 		{At: 2 * time.Second, Action: Partitions, N: 8}:            "2s partitions=8",
 		{At: 1500 * time.Millisecond, Action: Target, Rate: 2.5e5}: "1.5s target=250000",
@@ -95,6 +98,7 @@ func TestStepString(t *testing.T) {
 }
 
 func TestDemoIsOrderedAndValid(t *testing.T) {
+	t.Parallel()
 	for name, demo := range map[string]Demo{"sim": SimDemo(20, 2*time.Millisecond), "memory": MemoryDemo(2)} {
 		d := demo.Plan()
 		if len(d) != 8 || !Uses(d, Threads) || !Uses(d, Target) || !Uses(d, Stop) || d[len(d)-1].Action != Stop {
@@ -121,6 +125,7 @@ func TestDemoIsOrderedAndValid(t *testing.T) {
 // 2 ms (10,000 ops/s) 1, 8, 20 and 64 threads, then 8,000 and 11,000
 // ops/s, each caption naming what the model makes of it.
 func TestSimDemoFollowsTheModel(t *testing.T) {
+	t.Parallel()
 	d := SimDemo(20, 2*time.Millisecond)
 	var plan []string
 	for _, st := range d.Plan() {
@@ -200,6 +205,7 @@ var _ engine.Controller = (*fakeController)(nil)
 // Steps run in order, each never before its offset from the start of the
 // player's phase (a bound no load can break), and all of them.
 func TestPlayerOrderAndOffsets(t *testing.T) {
+	t.Parallel()
 	list := []Step{
 		{At: 60 * time.Millisecond, Action: Stop},
 		{At: 0, Action: Threads, N: 4},
@@ -247,6 +253,7 @@ func TestPlayerOrderAndOffsets(t *testing.T) {
 // A refused step is reported once, as one line, and collected; the steps
 // after it still run.
 func TestPlayerCollectsFailures(t *testing.T) {
+	t.Parallel()
 	fc := &fakeController{fail: map[string]error{
 		"threads 3":    errors.New("threads: 3 is\nout of range"),
 		"partitions 8": engine.ErrCannotRepartition,
@@ -285,6 +292,7 @@ func TestPlayerCollectsFailures(t *testing.T) {
 // A repartitioning that fails in the background (the engine's "error"
 // event in a snapshot) is a failed step too; one that succeeds is not.
 func TestPlayerSeesBackgroundPartitionFailure(t *testing.T) {
+	t.Parallel()
 	fc := &fakeController{}
 	list := []Step{{At: 0, Action: Partitions, N: 4}, {At: time.Millisecond, Action: Partitions, N: 8}}
 	p := NewPlayer(list, engine.PhaseRun, nil)
@@ -309,6 +317,7 @@ func TestPlayerSeesBackgroundPartitionFailure(t *testing.T) {
 
 // After Close no step runs, whatever its offset.
 func TestPlayerClose(t *testing.T) {
+	t.Parallel()
 	fc := &fakeController{}
 	p := NewPlayer([]Step{{At: 0, Action: Mark, Label: "a"}, {At: time.Hour, Action: Stop}}, engine.PhaseRun, nil)
 	p.Bind(fc)

@@ -10,6 +10,7 @@ import (
 
 // The fleet's view is the agents' sum, their partitions numbered on.
 func TestMergeViews(t *testing.T) {
+	t.Parallel()
 	a := &workload.View{Rate: &workload.Rate{Name: "Consumed", Unit: "rows/s", Value: 100, Mean: 90, MBps: 1},
 		Partitions: &View{Partitions: 2, Consumers: 2, Threads: 1, Produced: 1000, Consumed: 990, ConsumedRate: 100, Lag: 10, LagSeconds: 0.5,
 			E2E: Latency{Count: 10, P99: time.Millisecond}, Parts: []PartitionView{{Index: 0}, {Index: 1}}}}
@@ -40,6 +41,7 @@ func TestMergeViews(t *testing.T) {
 
 // The fleet's verdict is the agents' sum.
 func TestSumSummaries(t *testing.T) {
+	t.Parallel()
 	a := &Summary{RowCounts: RowCounts{Produced: 100, Consumed: 100, Distinct: 100}, Drained: true, StableRowsPerSec: 10, PartitionsFinal: 3, Scenarios: []Scenario{{Partitions: 3, Threads: 2, Rows: 100, StableRowsPerSec: 10, DurationS: 5}}}
 	b := &Summary{RowCounts: RowCounts{Produced: 50, Consumed: 52, Distinct: 49, Lost: 1, Duplicated: 2, OutOfOrder: 3}, Drained: false, StableRowsPerSec: 5, PartitionsFinal: 2, Scenarios: []Scenario{{Partitions: 2, Threads: 2, Rows: 50, StableRowsPerSec: 5, DurationS: 6}}}
 	s := SumSummaries([]*Summary{a, b}, false)
@@ -65,6 +67,7 @@ func TestSumSummaries(t *testing.T) {
 // is the stream's, partition p's figures the agents' sum, its lag the
 // group's: the least of the agents' measures (its owner's).
 func TestMergeViewsShared(t *testing.T) {
+	t.Parallel()
 	a := &workload.View{Partitions: &View{Partitions: 4, Consumers: 4, Threads: 2, Produced: 1000, Consumed: 700, Lag: 300,
 		Parts: []PartitionView{{Index: 0, ProducedTotal: 600, Consumed: 600, Rate: 10}, {Index: 1, ProducedTotal: 400, Consumed: 100, Rate: 5, Lag: 300}}}}
 	b := &workload.View{Partitions: &View{Partitions: 4, Consumers: 4, Threads: 2, Produced: 800, Consumed: 1100,
@@ -85,6 +88,7 @@ func TestMergeViewsShared(t *testing.T) {
 // A shared stream's partitions are counted once in the stream table;
 // threads add up, and each row says the agents and threads per agent.
 func TestSumSummariesShared(t *testing.T) {
+	t.Parallel()
 	sc := func(p, th int) []Scenario { return []Scenario{{Partitions: p, Threads: th, StableRowsPerSec: 10}} }
 	a := &Summary{PartitionsFinal: 8, Scenarios: sc(8, 2)}
 	b := &Summary{PartitionsFinal: 8, Scenarios: sc(8, 2)}

@@ -25,6 +25,7 @@ func at(l *Ledger, offs ...Offsets) *Ledger {
 }
 
 func TestMergeLedgers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		ledgers []*Ledger
@@ -77,6 +78,7 @@ func TestMergeLedgers(t *testing.T) {
 }
 
 func TestMergePerLedger(t *testing.T) {
+	t.Parallel()
 	v := Merge(delivered(2, Range{61, 100}), produced(1, 100, nil, Range{1, 60}))
 	want := []LedgerFigures{{Origin: 1, Run: 11, Produced: 100, Consumed: 60}, {Origin: 2, Run: 12, Consumed: 40}}
 	if v.Ledgers != 2 || !reflect.DeepEqual(v.PerLedger, want) {
@@ -87,6 +89,7 @@ func TestMergePerLedger(t *testing.T) {
 // The recorder keeps one range while order holds, tells a duplicate from
 // a row out of order, and its ledger merges to the same verdict.
 func TestRecorder(t *testing.T) {
+	t.Parallel()
 	id := ledgerID{1, 11, 0, 7}
 	r := newRecorder()
 	for i, s := range []uint32{1, 2, 3, 4, 5} {
@@ -133,6 +136,7 @@ func TestRecorder(t *testing.T) {
 }
 
 func TestLedgerEncodes(t *testing.T) {
+	t.Parallel()
 	l := &Ledger{Origin: 2, Run: 7, Corrupt: 1, Keys: []KeyLedger{
 		{Origin: 1, Run: 5, Producer: 3, Key: 9, Delivered: []Range{{1, 10}, {20, 20}}, OutOfOrder: 1},
 		{Origin: 2, Run: 7, Producer: 0, Key: 1, Produced: 40, Failed: []uint32{39, 40}, Delivered: []Range{{1, 38}}},
@@ -157,6 +161,7 @@ func TestLedgerEncodes(t *testing.T) {
 }
 
 func TestVerdictApplyTo(t *testing.T) {
+	t.Parallel()
 	s := &Summary{RowCounts: RowCounts{Produced: 5, Consumed: 5}, Verdict: VerdictPartial, ConsumedElsewhere: 3, ForeignConsumed: 2, Ledger: &Ledger{}, RowSize: 220}
 	Verdict{RowCounts: RowCounts{Produced: 10, Consumed: 12, Distinct: 9, Lost: 1, Duplicated: 3, Redelivered: 6, OutOfOrder: 2, Unknown: 1, FailedWrites: 4, FailedDelivered: 5}}.ApplyTo(s)
 	want := &Summary{RowCounts: RowCounts{Produced: 10, Consumed: 12, Distinct: 9, Lost: 1, Duplicated: 3, Redelivered: 6, OutOfOrder: 2, Unknown: 1, FailedWrites: 4, FailedDelivered: 5}, Verdict: VerdictMerged, RowSize: 220}

@@ -8,6 +8,7 @@ import (
 // The stream's table is marked by the segments' rules (engine/marks):
 // best only when two rows held 3 clean intervals and no row was faster.
 func TestScenariosMarkedByTheSegmentsRules(t *testing.T) {
+	t.Parallel()
 	rows := []Scenario{
 		{Partitions: 1, Threads: 4, Rows: 5e6, StableRowsPerSec: 1e6, Intervals: 5},
 		{Partitions: 2, Threads: 4, Rows: 9e6, StableRowsPerSec: 1.8e6, Intervals: 5},

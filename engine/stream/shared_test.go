@@ -175,6 +175,7 @@ func (r *groupReader) Positions() []int64 { return r.pos }
 // other process's: its verdict is complete, and its faults are the run's
 // problems, whether its origin was set or drawn.
 func TestSharedStreamAlone(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		db   func() *fakeDB
@@ -219,6 +220,7 @@ func TestSharedStreamAlone(t *testing.T) {
 // nothing lost ("partial"), and the merge of their ledgers is the whole
 // verdict: every row once, or the row the stream dropped.
 func TestSharedStreamPartialVerdicts(t *testing.T) {
+	t.Parallel()
 	for _, drop := range []int64{0, 700} {
 		db := &fakeDB{dropNth: drop}
 		g := &fakeGroup{db: db}
@@ -267,6 +269,7 @@ func TestSharedStreamPartialVerdicts(t *testing.T) {
 // Two members that drew one origin are told apart by their run ids: the
 // collision is counted and said, and the merged verdict holds.
 func TestSharedStreamOriginCollision(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	g := &fakeGroup{db: db}
 	props := adapters.Properties{"partitions": "2", "stream.keys": "20", PropOrigin: "5"}
@@ -303,6 +306,7 @@ func TestSharedStreamOriginCollision(t *testing.T) {
 // A member follows a growth made by another: readers for the new
 // partitions, producers on them, and the runner told.
 func TestSharedStreamFollowsGrowth(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	grown := make(chan int, 1)
 	w, err := New(adapters.Properties{"partitions": "2", "stream.keys": "40"}, memberDB{fakeDB: db, g: &fakeGroup{db: db}, grown: grown})
@@ -358,6 +362,7 @@ func TestSharedStreamFollowsGrowth(t *testing.T) {
 // checked: 0 out of order, where the per-key check sees some (see
 // TestEpochBarrierKeepsKeyOrder).
 func TestSharedStreamOrderIsPerPartition(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{readDelay: map[int]time.Duration{0: 2 * time.Millisecond, 1: 2 * time.Millisecond}, readMax: 20}
 	w, err := New(adapters.Properties{"partitions": "2", "stream.keys": "16", "stream.batchsize": "20"}, memberDB{fakeDB: db, g: &fakeGroup{db: db}})
 	if err != nil {

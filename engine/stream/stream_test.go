@@ -116,6 +116,7 @@ func closing(t *testing.T, res []*engine.PhaseResult) (*Summary, []string) {
 // (2 → 4 → 1), the report and JSON carry the stream section, segments get
 // rows_per_sec and mb_per_sec, and every row is delivered once, in order.
 func TestRunThroughEngineWithLiveRepartitioning(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	res, _, r := runEngine(t, db, map[string]string{"partitions": "2", "threadcount": "2", "maxexecutiontime": "20", "stream.maxlag": "5000"}, func(r *engine.Runner, waitView func(func(*View) bool) bool) {
 		defer r.Stop()
@@ -210,6 +211,7 @@ func TestRunThroughEngineWithLiveRepartitioning(t *testing.T) {
 // be done in milliseconds). A bound load cannot break; rates belong in
 // benchmarks.
 func TestTargetIsRowsPerSecond(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	res, _, _ := runEngine(t, db, map[string]string{"threadcount": "2", "target": "20000", "operationcount": "10000", "stream.batchsize": "100"}, nil)
 	s, problems := closing(t, res)
@@ -226,6 +228,7 @@ func TestTargetIsRowsPerSecond(t *testing.T) {
 
 // operationcount counts rows, and the run delivers exactly that many.
 func TestOperationCountIsRows(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	res, _, _ := runEngine(t, db, map[string]string{"threadcount": "3", "operationcount": "12345", "stream.batchsize": "64"}, nil)
 	s, problems := closing(t, res)
@@ -280,6 +283,7 @@ func runDirect(t *testing.T, w *Workload, producers int, rows int64, change func
 // partition holding a backlog, a change moves its keys; without the
 // barrier their new rows overtake the old ones, with it they do not.
 func TestEpochBarrierKeepsKeyOrder(t *testing.T) {
+	t.Parallel()
 	for _, barrier := range []bool{true, false} {
 		name := "with barrier"
 		if !barrier {
@@ -314,6 +318,7 @@ func TestEpochBarrierKeepsKeyOrder(t *testing.T) {
 // A stream that drops, duplicates or reorders a row is caught, and the
 // run fails (Problems).
 func TestChecksCatchBrokenStreams(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		db   *fakeDB
@@ -343,6 +348,7 @@ func TestChecksCatchBrokenStreams(t *testing.T) {
 
 // Failed writes are counted as failed, not lost.
 func TestFailedWritesAreNotLost(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{}
 	w, err := New(adapters.Properties{"partitions": "2", "stream.batchsize": "10"}, db)
 	if err != nil {
@@ -371,6 +377,7 @@ func TestFailedWritesAreNotLost(t *testing.T) {
 }
 
 func TestCheckerSequences(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name               string
 		seqs               []uint32
@@ -402,6 +409,7 @@ func TestCheckerSequences(t *testing.T) {
 }
 
 func TestRowLayout(t *testing.T) {
+	t.Parallel()
 	for _, size := range []int{MinRowSize, 220, 1000} {
 		w, err := New(adapters.Properties{"stream.rowsize": strconv.Itoa(size)}, &fakeDB{})
 		if err != nil {
@@ -436,6 +444,7 @@ func TestRowLayout(t *testing.T) {
 }
 
 func TestBadProperties(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ key, value string }{
 		{"stream.batchsize", "0"}, {"stream.rowsize", "50"}, {"stream.linger", "soon"},
 		{"stream.maxlag", "-1"}, {"stream.keys", "x"}, {"partitions", "2000"},
@@ -472,6 +481,7 @@ func (plainDB) Close() error                                                   {
 // A consumer that cannot reach the end of its partition makes the run
 // fail: the drain is bounded by Stop's context and reported.
 func TestUnfinishedDrainIsAProblem(t *testing.T) {
+	t.Parallel()
 	db := &fakeDB{readDelay: map[int]time.Duration{1: time.Hour}}
 	w, err := New(adapters.Properties{"partitions": "2", "stream.maxlag": "0"}, db)
 	if err != nil {
@@ -501,6 +511,7 @@ func TestUnfinishedDrainIsAProblem(t *testing.T) {
 }
 
 func TestSetPartitionsBounds(t *testing.T) {
+	t.Parallel()
 	w, err := New(adapters.Properties{}, &fakeDB{})
 	if err != nil {
 		t.Fatal(err)
@@ -527,6 +538,7 @@ func TestSetPartitionsBounds(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
+	t.Parallel()
 	f, _ := workload.Lookup(Name)
 	adaptertest.CheckKeys(t, f.Properties, f.Keys, adapters.Properties{}, func(r *adapters.Reader) { readOptions(r) })
 }
@@ -534,6 +546,7 @@ func TestKeys(t *testing.T) {
 // A stream that can only grow (Kafka) refuses a smaller partition count
 // with its own error, keeps its partitions and epoch, and still grows.
 func TestGrowOnlyStreamRefusesShrink(t *testing.T) {
+	t.Parallel()
 	w, err := New(adapters.Properties{}, &fakeDB{growOnly: true})
 	if err != nil {
 		t.Fatal(err)

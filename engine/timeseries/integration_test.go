@@ -54,6 +54,7 @@ func openInflux(t *testing.T, extra map[string]string) (*influx.DB, map[string]s
 // live, as --sweep threads=1,2,4,8 does), unthrottled; every point is
 // counted back.
 func TestIntegrationInfluxParallelism(t *testing.T) {
+	t.Parallel()
 	db, props := openInflux(t, nil)
 	props["batch.size"] = "5000"
 	props["flush.interval"] = "300ms"
@@ -102,6 +103,7 @@ func TestIntegrationInfluxParallelism(t *testing.T) {
 // With a target rate batches fill slowly: flush.interval sends them, gzip
 // on, timestamps in milliseconds.
 func TestIntegrationInfluxTargetAndFlush(t *testing.T) {
+	t.Parallel()
 	db, props := openInflux(t, map[string]string{influx.PropGzip: "true", influx.PropPrecision: "ms"})
 	props["batch.size"] = "5000"
 	props["flush.interval"] = "300ms"
@@ -155,6 +157,7 @@ func (s *skipper) WriteLines(ctx context.Context, body []byte, lines int) error 
 }
 
 func TestIntegrationInfluxMismatchDetected(t *testing.T) {
+	t.Parallel()
 	db, props := openInflux(t, nil)
 	props["batch.size"] = "1000"
 	props["threadcount"] = "2"

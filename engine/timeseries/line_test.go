@@ -28,6 +28,7 @@ func mustGen(t *testing.T, props adapters.Properties, prec time.Duration) *lineG
 }
 
 func TestDefaultLine(t *testing.T) {
+	t.Parallel()
 	g := mustGen(t, nil, time.Nanosecond)
 	rnd := func() uint64 { return 0 }
 	line := string(g.appendLine(nil, 12345, rnd))
@@ -55,6 +56,7 @@ func TestDefaultLine(t *testing.T) {
 // Every point of a run is unique by series and timestamp, also beyond the
 // series count that gets precomputed prefixes.
 func TestPointsAreUnique(t *testing.T) {
+	t.Parallel()
 	for _, props := range []adapters.Properties{
 		{PropHosts: "7", PropRegions: "3"},
 		{PropHosts: "1000", PropRegions: "100"}, // 100,000 series: built per line
@@ -78,6 +80,7 @@ func TestPointsAreUnique(t *testing.T) {
 }
 
 func TestParseConfig(t *testing.T) {
+	t.Parallel()
 	c, err := ParseConfig(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +121,7 @@ func TestParseConfig(t *testing.T) {
 }
 
 func TestDescribe(t *testing.T) {
+	t.Parallel()
 	c, _ := ParseConfig(nil)
 	w, err := New(c, newFakeLP())
 	if err != nil {
@@ -130,6 +134,7 @@ func TestDescribe(t *testing.T) {
 }
 
 func TestViewString(t *testing.T) {
+	t.Parallel()
 	v := View{Writers: 8, RecordsPerSec: 51234, AvgRecordsPerSec: 50120, MBPerSec: 6.76, AvgMBPerSec: 6.62, Backpressure: 0.031,
 		WriteP50: 12 * time.Millisecond, WriteP99: 41 * time.Millisecond, HTTPStatus: map[int]int64{503: 2}}
 	want := "records 51,234/s (avg 50,120/s), 6.76 MB/s (avg 6.62), 8 writers, backpressure 3%, write p50 12ms p99 41ms, HTTP 503×2"

@@ -96,6 +96,7 @@ func problems(res []*engine.PhaseResult) []string { return res[len(res)-1].Closi
 // Every record the engine counted is written once, stored once, and the
 // final check agrees; batches are full except the last of each writer.
 func TestRunWritesEveryRecordOnce(t *testing.T) {
+	t.Parallel()
 	db := newFakeLP()
 	res, _, r := run(t, db, map[string]string{"operationcount": "23456", "threadcount": "4", "batch.size": "1000", "flush.interval": "5s"}, nil)
 	if p := problems(res); len(p) > 0 {
@@ -137,6 +138,7 @@ func TestRunWritesEveryRecordOnce(t *testing.T) {
 // A store that loses acknowledged points is caught by the final count,
 // reported as a Problem, in the text report and in the JSON summary.
 func TestMismatchIsAProblem(t *testing.T) {
+	t.Parallel()
 	db := newFakeLP()
 	db.dropEvery = 3
 	res, _, r := run(t, db, map[string]string{"operationcount": "10000", "threadcount": "2", "batch.size": "500", "timeseries.check.timeout": "1s"}, nil)
@@ -181,6 +183,7 @@ func TestMismatchIsAProblem(t *testing.T) {
 // records lasts at least 1.5 s whatever the load, so the 200 ms flush
 // interval fires; how many records a batch holds depends on the clock.)
 func TestFlushIntervalSendsPartialBatches(t *testing.T) {
+	t.Parallel()
 	db := newFakeLP()
 	_, _, r := run(t, db, map[string]string{"threadcount": "2", "target": "400", "operationcount": "600", "batch.size": "5000", "flush.interval": "200ms"}, nil)
 	if r.Check != "ok" || r.Written != 600 {
@@ -206,6 +209,7 @@ func TestFlushIntervalSendsPartialBatches(t *testing.T) {
 // long against the time to build a batch (microseconds, milliseconds on a
 // busy machine), so the fractions hold under load.
 func TestBackpressure(t *testing.T) {
+	t.Parallel()
 	slow := newFakeLP()
 	slow.delay = 200 * time.Millisecond
 	_, snaps, r := run(t, slow, map[string]string{"threadcount": "2", "maxexecutiontime": "1.5", "batch.size": "20"}, nil)
@@ -242,6 +246,7 @@ func TestBackpressure(t *testing.T) {
 // Throttled writes are retried, counted by HTTP status and kind, and lose
 // nothing.
 func TestHTTPErrorsByStatusAndRetry(t *testing.T) {
+	t.Parallel()
 	db := newFakeLP()
 	db.failFirst, db.failStatus = 1, 503
 	res, _, r := run(t, db, map[string]string{"operationcount": "3000", "threadcount": "2", "batch.size": "500"}, nil)
@@ -284,6 +289,7 @@ func TestHTTPErrorsByStatusAndRetry(t *testing.T) {
 // with 1,500 (under 4 intervals) a step on a loaded machine could hold
 // none and be left out of the table.
 func TestSweepTable(t *testing.T) {
+	t.Parallel()
 	db := newFakeLP()
 	db.delay = 2 * time.Millisecond
 	waitStored := func(n int64) {
@@ -354,6 +360,7 @@ func TestSweepTable(t *testing.T) {
 
 // The load command writes recordcount records the same way.
 func TestLoadPhase(t *testing.T) {
+	t.Parallel()
 	db := newFakeLP()
 	cfg, _, err := engine.NewConfig("load", "fake", map[string]string{"workload": Name, "recordcount": "5000", "threadcount": "3", "batch.size": "1000", "status.interval": "100ms"})
 	if err != nil {
@@ -378,6 +385,7 @@ func TestLoadPhase(t *testing.T) {
 }
 
 func TestNeedsALineWriter(t *testing.T) {
+	t.Parallel()
 	cfg, _, err := engine.NewConfig("run", "fake", map[string]string{"workload": Name})
 	if err != nil {
 		t.Fatal(err)
@@ -406,6 +414,7 @@ func risingRows(writers []int, first, last int) bool {
 }
 
 func TestKeys(t *testing.T) {
+	t.Parallel()
 	f, _ := workload.Lookup(Name)
 	adaptertest.CheckKeys(t, f.Properties, f.Keys, adapters.Properties{PropFields: "a,b"}, func(r *adapters.Reader) { readConfig(r) })
 }

@@ -10,6 +10,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want Threshold
@@ -59,6 +60,7 @@ func result() *engine.PhaseResult {
 }
 
 func TestEvaluateResult(t *testing.T) {
+	t.Parallel()
 	exprs := map[string]bool{
 		"READ.p99<995us":              true,
 		"READ.p99<900us":              false,
@@ -109,6 +111,7 @@ func TestEvaluateResult(t *testing.T) {
 }
 
 func TestEvaluateSnapshot(t *testing.T) {
+	t.Parallel()
 	snap := &engine.Snapshot{
 		Ops: []engine.OpSnapshot{{Name: "READ", Cumulative: engine.Stats{Count: 10, OK: 10, P99: 5 * time.Millisecond, Rate: 10,
 			Percentiles: []engine.Percentile{{Q: 90, Value: time.Millisecond}}}},

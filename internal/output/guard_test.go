@@ -50,6 +50,7 @@ func noTemp(t *testing.T, dir string) {
 // Files that exist and are not regular files, and links, are refused,
 // and left as they were.
 func TestGuardRefusesWhatIsNotARegularFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := write(t, filepath.Join(dir, "target.txt"), "keep")
 	link := filepath.Join(dir, "link.json")
@@ -90,6 +91,7 @@ func TestGuardRefusesWhatIsNotARegularFile(t *testing.T) {
 // path, another path through a link to its folder, a hard link; so is
 // the running program.
 func TestGuardRefusesAnInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wa := write(t, filepath.Join(dir, "wa.P"), "recordcount=10\n")
 	hard := filepath.Join(dir, "hard.P")
@@ -118,6 +120,7 @@ func TestGuardRefusesAnInput(t *testing.T) {
 // Two outputs that are one file are refused, by identity: a file that
 // does not exist yet is its folder and its name.
 func TestGuardRefusesTwoOutputsInOneFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	if err := os.Symlink(dir, filepath.Join(dir, "via")); err != nil {
@@ -161,6 +164,7 @@ func TestGuardRefusesTwoOutputsInOneFile(t *testing.T) {
 
 // Standard output takes one output; - and /dev/stdout are both it.
 func TestGuardStdoutOnce(t *testing.T) {
+	t.Parallel()
 	g := NewGuard()
 	if err := g.Output("--json", "-"); err != nil {
 		t.Fatal(err)
@@ -178,6 +182,7 @@ func TestGuardStdoutOnce(t *testing.T) {
 // YCSB's HDR files are a family (PREFIX + NAME + .hdr): one of them may
 // be no input and no other output.
 func TestGuardFamily(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "run1-")
 	in := write(t, filepath.Join(dir, "run1-READ.hdr"), "mine")
@@ -204,6 +209,7 @@ func TestGuardFamily(t *testing.T) {
 // What is renamed over at the end is what was checked: a link put at the
 // name since is left alone, and the temporary file removed.
 func TestCommitLeavesALinkPutThereSince(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	final := filepath.Join(dir, "x.json")
 	target := write(t, filepath.Join(dir, "target"), "keep")
@@ -230,6 +236,7 @@ func TestCommitLeavesALinkPutThereSince(t *testing.T) {
 
 // A folder that cannot be found is named.
 func TestGuardMissingFolder(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "nope", "x.json")
 	err := NewGuard().Output("--json", p)
 	refused(t, err, "--json "+p, "folder", "no such file or directory")
@@ -239,6 +246,7 @@ func TestGuardMissingFolder(t *testing.T) {
 // a new one, and refuses a link (the file behind it untouched) and a
 // FIFO (never opened: a FIFO without a reader would block).
 func TestCreateRegular(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	old := write(t, filepath.Join(dir, "old.prof"), "old profile")
 	for _, path := range []string{old, filepath.Join(dir, "new.prof")} {

@@ -44,6 +44,7 @@ func decode(t *testing.T, b []byte) map[string]any {
 // and the closing section with its problems), member for member, with
 // the typed members a command adds beside them.
 func TestSummaryHoldsReportsJSON(t *testing.T) {
+	t.Parallel()
 	res, info := results()
 	var want bytes.Buffer
 	if err := report.WriteJSON(&want, res, info); err != nil {

@@ -88,6 +88,7 @@ func interval(okNs []int64, failNs []int64, kinds []string) *measure.Set {
 // variants, apart: a failure is never a sample of the success histogram,
 // and its latency has a histogram of its own.
 func TestOutcomesApart(t *testing.T) {
+	t.Parallel()
 	e := newExporter(t, false)
 	t0 := time.Unix(1000, 0)
 	ok := []int64{2000, 3000, 4000, 9e6}
@@ -157,6 +158,7 @@ func TestOutcomesApart(t *testing.T) {
 // (values within HdrHistogram's precision of a bound left out of the
 // draw), and the sum is HdrHistogram's within its precision.
 func TestBucketsCountValuesUnderEachBound(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	var vals []int64
 	for len(vals) < 20000 {
@@ -206,6 +208,7 @@ func TestBucketsCountValuesUnderEachBound(t *testing.T) {
 // The bounds run from 1 µs to past 60 s in steps of at most 30 %, and
 // the usual objectives are bounds.
 func TestBounds(t *testing.T) {
+	t.Parallel()
 	if Bounds[0] != 1e-6 || Bounds[len(Bounds)-1] < 60 {
 		t.Errorf("bounds %v to %v, want 1e-06 to at least 60", Bounds[0], Bounds[len(Bounds)-1])
 	}
@@ -225,6 +228,7 @@ func TestBounds(t *testing.T) {
 // histogram (engine.Summarize: p50, p95, p99, p99.9, max), and none of
 // an earlier interval's once an interval has no success.
 func TestIntervalSummaryIsTheScreens(t *testing.T) {
+	t.Parallel()
 	e := newExporter(t, false)
 	r := rand.New(rand.NewPCG(3, 4))
 	set := &measure.Set{}
@@ -265,6 +269,7 @@ func TestIntervalSummaryIsTheScreens(t *testing.T) {
 // series, the agent's name for its own; gauges per agent come from the
 // snapshot's agent rows.
 func TestFleetSeriesPerAgent(t *testing.T) {
+	t.Parallel()
 	e := newExporter(t, true)
 	t0 := time.Unix(0, 0)
 	one := interval([]int64{1000, 2000}, nil, nil)
@@ -298,6 +303,7 @@ func TestFleetSeriesPerAgent(t *testing.T) {
 // benchtop_info carries the command line's hash, never the command line,
 // and every series the run label.
 func TestInfoAndRunLabel(t *testing.T) {
+	t.Parallel()
 	e := newExporter(t, false)
 	e.Interval(engine.PhaseRun, opNames, time.Unix(0, 0), time.Unix(1, 0), interval([]int64{1000}, nil, nil))
 	fams := gather(t, e)

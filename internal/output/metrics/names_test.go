@@ -10,6 +10,7 @@ import (
 
 // docs/metrics.md names every series, and no series that is not served.
 func TestNamesDocumented(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../../docs/metrics.md")
 	if err != nil {
 		t.Fatal(err)

@@ -137,6 +137,7 @@ func (r *receiver) setStatus(code int) {
 // reads, the series as a scrape would give them (histogram buckets with
 // the scrape's le values, job and run labels, the interval's time).
 func TestPushWritesRemoteWrite10(t *testing.T) {
+	t.Parallel()
 	rec, srv := newReceiver(t)
 	e, err := New(Config{Run: "push-run", Push: srv.URL + "/api/v1/write", Addr: "127.0.0.1:0"})
 	if err != nil {
@@ -227,6 +228,7 @@ func jsonInt(n int64) string {
 // while it fails, and the queue never blocks the hooks: it drops its
 // oldest intervals when full.
 func TestPushFailureCountedShownAndDropped(t *testing.T) {
+	t.Parallel()
 	rec, srv := newReceiver(t)
 	rec.setStatus(http.StatusBadRequest) // not retried
 	e, err := New(Config{Run: "r", Push: srv.URL})

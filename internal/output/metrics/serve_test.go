@@ -70,6 +70,7 @@ func scrape(t *testing.T, url, accept string) (string, string) {
 // a scraper that asks for it; both parse, and every family the package
 // names is in them.
 func TestEndpointFormats(t *testing.T) {
+	t.Parallel()
 	e := fullExporter(t)
 	text, ct := scrape(t, e.URL(), "")
 	if !strings.HasPrefix(ct, "text/plain") || !strings.Contains(ct, "version=0.0.4") {
@@ -97,6 +98,7 @@ func TestEndpointFormats(t *testing.T) {
 // promtool check metrics finds nothing against Prometheus's conventions
 // in a scrape (CI has promtool; elsewhere the test says how to get it).
 func TestPromtoolCheckMetrics(t *testing.T) {
+	t.Parallel()
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
 		if os.Getenv("BENCHTOP_REQUIRE_PROMTOOL") != "" {
@@ -117,6 +119,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 
 // The endpoint lingers until scraped twice more, and no longer.
 func TestLingerEndsAfterTwoScrapes(t *testing.T) {
+	t.Parallel()
 	e := fullExporter(t)
 	done := make(chan struct{})
 	go func() {
