@@ -251,12 +251,22 @@ func runDirect(t *testing.T, w *Workload, producers int, rows int64, change func
 	}
 	var done atomic.Int64
 	var wg sync.WaitGroup
+	// The second half of the rows waits for the change to be made, so
+	// that rows are produced after it however slowly a busy machine runs
+	// the change (before, a loaded machine could produce them all first).
+	changed := make(chan struct{})
+	if change == nil {
+		close(changed)
+	}
 	for i := range producers {
 		wk := w.NewWorker(uint64(i + 7))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for done.Add(1) <= rows {
+			for n := done.Add(1); n <= rows; n = done.Add(1) {
+				if n > rows/2 {
+					<-changed
+				}
 				if _, _, err := wk.Transaction(ctx, nil, nil); err != nil {
 					return
 				}
@@ -268,6 +278,7 @@ func runDirect(t *testing.T, w *Workload, producers int, rows int64, change func
 			time.Sleep(time.Millisecond)
 		}
 		change(w)
+		close(changed)
 	}
 	wg.Wait()
 	if err := w.Stop(ctx); err != nil {
