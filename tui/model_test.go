@@ -343,12 +343,12 @@ func TestFrameFitsEverySize(t *testing.T) {
 		for _, view := range []string{"main", "segments", "help"} {
 			for w := 80; w <= 200; w += 7 {
 				for h := 24; h <= 60; h += 5 {
-					m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+					// The view first: the resize draws the frame, once.
 					m.view, m.showHelp = viewMain, view == "help"
 					if view == "segments" {
 						m.view = viewSegments
 					}
-					m.rebuild()
+					m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 					lines := strings.Split(m.frame, "\n")
 					if len(lines) != h {
 						t.Fatalf("%s %dx%d: %d lines", view, w, h, len(lines))
