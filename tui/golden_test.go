@@ -44,6 +44,10 @@ func screenWith(t *testing.T, w, h int, snaps []*engine.Snapshot, opt func(*Opti
 		opt(&opts)
 	}
 	m := newModel(opts, th)
+	// The program's timers are real: a notice the keys put up (w's, in
+	// window_1m_120x40) is on the screen read after q however slow the
+	// machine, not only within noticeFor of the key.
+	m.noticeLife = time.Hour
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("finished"))

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"time"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
 
@@ -50,8 +52,9 @@ type Model struct {
 	// demoStep counts the steps of opts.Demo reached so far.
 	demoStep int
 
-	notice   string
-	noticeID int
+	notice     string
+	noticeID   int
+	noticeLife time.Duration // how long a notice stays: noticeFor
 
 	threads, partitions pending[int]
 	target              pending[float64]

@@ -6,7 +6,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// noticeFor is how long a notice stays on the status line.
+// noticeFor is how long a notice stays on the status line (the model's
+// noticeLife, which tests may hold longer than they take).
 const noticeFor = 4 * time.Second
 
 // noticeExpiredMsg clears notice number id, unless a newer one replaced it.
@@ -18,7 +19,7 @@ func (m *Model) setNotice(text string) tea.Cmd {
 	m.noticeID++
 	id := m.noticeID
 	m.rebuild()
-	return tea.Tick(noticeFor, func(time.Time) tea.Msg { return noticeExpiredMsg{id} })
+	return tea.Tick(m.noticeLife, func(time.Time) tea.Msg { return noticeExpiredMsg{id} })
 }
 
 // openingNotice keeps the notice the screen opens with (Options.Notice)
@@ -29,7 +30,7 @@ func (m *Model) openingNotice() tea.Cmd {
 	}
 	m.noticeID++
 	id := m.noticeID
-	return tea.Tick(3*noticeFor, func(time.Time) tea.Msg { return noticeExpiredMsg{id} })
+	return tea.Tick(3*m.noticeLife, func(time.Time) tea.Msg { return noticeExpiredMsg{id} })
 }
 
 // noticeExpired clears notice number id if it is still the one shown.

@@ -298,6 +298,7 @@ func newModel(opts Options, theme themes.Theme) *Model {
 		search:     search.New(ctx),
 		parts:      partitions.New(ctx),
 		errs:       errpanel.New(ctx),
+		noticeLife: noticeFor,
 	}
 	for i, n := range themes.Names() {
 		if n == theme.Name {
