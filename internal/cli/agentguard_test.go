@@ -79,7 +79,7 @@ func writeCert(t *testing.T, dir string) (certFile, keyFile string) {
 // process, plain and TLS; a real coordinator process runs all the same,
 // and the agent never calls itself busy.
 func TestAgentIdleSocketsCannotHoldIt(t *testing.T) {
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 	cert, key := writeCert(t, t.TempDir())
 	for name, tls := range map[string]bool{"plain": false, "tls": true} {
 		t.Run(name, func(t *testing.T) {
@@ -114,7 +114,7 @@ func TestAgentIdleSocketsCannotHoldIt(t *testing.T) {
 // --tls-ca against a plain one, says which in one line (exit 1: the agent
 // could not be brought into the run).
 func TestAgentTLSMismatchSaid(t *testing.T) {
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 	cert, key := writeCert(t, t.TempDir())
 	tlsAgent := startAgentWith(t, bin, "--tls-cert", cert, "--tls-key", key)
 	plainAgent := startAgentWith(t, bin)
@@ -135,7 +135,7 @@ func TestAgentTLSMismatchSaid(t *testing.T) {
 // Issue 25: a readiness probe (connect, close) leaves no line in the
 // agent's log.
 func TestAgentProbesNotLogged(t *testing.T) {
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 	a := startAgentWith(t, bin)
 	for range 5 {
 		c, err := net.Dial("tcp", a.addr)

@@ -29,7 +29,7 @@ func TestFleetAlternator(t *testing.T) {
 	if ep == "" {
 		t.Skip("BENCHTOP_DYNAMODB_ENDPOINT is not set: start dynalite with eval \"$(bash .ci/servers/dynamodb.sh start)\" to run the Alternator fleet test")
 	}
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	if err := os.WriteFile(tokenFile, []byte(fleetToken+"\n"), 0o600); err != nil {

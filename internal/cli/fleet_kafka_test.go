@@ -68,7 +68,7 @@ type fleetStreamDoc struct {
 // event.
 func TestFleetKafkaGroup(t *testing.T) {
 	brokers := kafkaOrSkip(t)
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	if err := os.WriteFile(tokenFile, []byte(fleetToken+"\n"), 0o600); err != nil {

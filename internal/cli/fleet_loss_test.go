@@ -17,7 +17,7 @@ import (
 // JSON and the HTML page, shows them, so that the rows, the lost one's
 // included, add up to the merged totals.
 func TestLostAgentIsAccountedFor(t *testing.T) {
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	if err := os.WriteFile(tokenFile, []byte(fleetToken+"\n"), 0o600); err != nil {

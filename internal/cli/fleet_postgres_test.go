@@ -26,7 +26,7 @@ func TestFleetPostgres(t *testing.T) {
 	}
 	pass := os.Getenv("BENCHTOP_POSTGRES_PASSWORD")
 	pg := pgAdmin(t, url, pass)
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	if err := os.WriteFile(tokenFile, []byte(fleetToken+"\n"), 0o600); err != nil {

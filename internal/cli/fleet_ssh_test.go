@@ -17,7 +17,7 @@ func TestFleetSSH(t *testing.T) {
 	if cfg == "" || hosts == "" {
 		t.Skip("BENCHTOP_SSH_CONFIG and BENCHTOP_SSH_HOSTS are not set: as root, eval \"$(bash .ci/servers/sshd.sh start)\" to run the ssh launcher test")
 	}
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 	b, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)

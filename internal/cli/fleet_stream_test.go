@@ -108,7 +108,7 @@ func streamSummary(t *testing.T, res []*engine.PhaseResult) *stream.Summary {
 
 func TestFleetStreamRedis(t *testing.T) {
 	raddr := redisOrSkip(t)
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	if err := os.WriteFile(tokenFile, []byte(fleetToken+"\n"), 0o600); err != nil {

@@ -27,19 +27,9 @@ import (
 )
 
 // Real processes against a real server: agents are this package's binary,
-// built once per test into its temporary folder.
+// built once for the package (builtBenchtop).
 
 const fleetToken = "fleet-test-token-0123456789abcdef"
-
-func buildBenchtop(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "benchtop")
-	out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // lockedBuf collects a process's stderr.
 type lockedBuf struct {
@@ -218,7 +208,7 @@ func hlogMerge(t *testing.T, path string, match func(tag string) bool) *hdr.Hist
 
 func TestFleetRedis(t *testing.T) {
 	raddr := redisOrSkip(t)
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	if err := os.WriteFile(tokenFile, []byte(fleetToken+"\n"), 0o600); err != nil {

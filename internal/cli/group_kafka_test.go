@@ -86,7 +86,7 @@ func uniqueName(prefix string) string {
 // a failing verdict when rows were really removed from a partition.
 func TestKafkaGroupOfStandaloneProcesses(t *testing.T) {
 	brokers := kafkaOrSkip(t)
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 
 	t.Run("two processes", func(t *testing.T) {
 		runs := runMembers(t, bin, brokers, uniqueName("g"), uniqueName("benchtop-t"), nil, nil)

@@ -34,7 +34,7 @@ func TestMemoryEstimateMatchesRSS(t *testing.T) {
 		// load). The cases run in a fresh copy of this test binary, whose
 		// own peak stays far below them.
 		cmd := exec.Command(os.Args[0], "-test.run=^TestMemoryEstimateMatchesRSS$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), "BENCHTOP_MEMEST_BIN="+buildBenchtop(t))
+		cmd.Env = append(os.Environ(), "BENCHTOP_MEMEST_BIN="+builtBenchtop(t))
 		out, err := cmd.CombinedOutput()
 		t.Logf("in a fresh test process:\n%s", out)
 		if err != nil {

@@ -269,7 +269,7 @@ func abs64(v int64) int64 {
 
 func TestMetricsInPrometheus(t *testing.T) {
 	api, target := prometheusOrSkip(t)
-	bin := buildBenchtop(t)
+	bin := builtBenchtop(t)
 	dir := t.TempDir()
 	id := strconv.FormatInt(time.Now().UnixNano(), 36)
 	start := time.Now()
