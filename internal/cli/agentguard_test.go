@@ -79,6 +79,7 @@ func writeCert(t *testing.T, dir string) (certFile, keyFile string) {
 // process, plain and TLS; a real coordinator process runs all the same,
 // and the agent never calls itself busy.
 func TestAgentIdleSocketsCannotHoldIt(t *testing.T) {
+	t.Parallel()
 	bin := builtBenchtop(t)
 	cert, key := writeCert(t, t.TempDir())
 	for name, tls := range map[string]bool{"plain": false, "tls": true} {
@@ -114,6 +115,7 @@ func TestAgentIdleSocketsCannotHoldIt(t *testing.T) {
 // --tls-ca against a plain one, says which in one line (exit 1: the agent
 // could not be brought into the run).
 func TestAgentTLSMismatchSaid(t *testing.T) {
+	t.Parallel()
 	bin := builtBenchtop(t)
 	cert, key := writeCert(t, t.TempDir())
 	tlsAgent := startAgentWith(t, bin, "--tls-cert", cert, "--tls-key", key)
@@ -135,6 +137,7 @@ func TestAgentTLSMismatchSaid(t *testing.T) {
 // Issue 25: a readiness probe (connect, close) leaves no line in the
 // agent's log.
 func TestAgentProbesNotLogged(t *testing.T) {
+	t.Parallel()
 	bin := builtBenchtop(t)
 	a := startAgentWith(t, bin)
 	for range 5 {
@@ -159,6 +162,7 @@ func TestAgentProbesNotLogged(t *testing.T) {
 // Issue 25: bad agent addresses are bad input (2), said in one line,
 // before anything runs; --agents ” no longer runs locally.
 func TestBadAgentAddresses(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"127.0.0.1:99999", "", ",", "127.0.0.1:0", "127.0.0.1:http x", "a b:7070", "-x:7070"} {
 		var out, errb bytes.Buffer
 		code := run([]string{"run", "memory", "-p", "operationcount=10", "--headless", "--agents", addr}, &out, &errb)

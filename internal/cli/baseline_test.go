@@ -26,6 +26,7 @@ func baselineFiles(t *testing.T, dir string) (jsonPath, csvPath string) {
 // Bad --baseline files: one line naming the flag and the file, exit 2,
 // before anything runs.
 func TestBaselineBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base, csv := baselineFiles(t, dir)
 	write := func(name, text string) string {
@@ -83,6 +84,7 @@ func TestBaselineBadInput(t *testing.T) {
 // A run with --baseline: its HTML report is the comparison, its JSON names
 // the baseline, and the text report ends with the "# baseline:" line.
 func TestBaselineInTheReports(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base, csv := baselineFiles(t, dir)
 	p := func(name string) string { return filepath.Join(dir, name) }
@@ -154,6 +156,7 @@ func TestBaselineInTheReports(t *testing.T) {
 
 // Without --baseline nothing changes: no member, no line.
 func TestNoBaselineNoTrace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	jp := filepath.Join(dir, "r.json")

@@ -10,6 +10,7 @@ import (
 // captions describe; `demo memory` keeps the memory store's scenario; -p
 // sizes the model and the steps follow it; the captions reach the screen.
 func TestDemoStoreAndScenario(t *testing.T) {
+	t.Parallel()
 	o, err := parseArgs([]string{"demo"})
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +56,7 @@ func TestDemoStoreAndScenario(t *testing.T) {
 // A store the demo does not play on, or a model its steps do not fit: one
 // line, exit status 2.
 func TestDemoBadInput(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string

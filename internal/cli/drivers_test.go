@@ -30,6 +30,7 @@ import (
 // The tests run commands as the binary does: with the adapters and
 // workloads that main.go links in, no more, no fewer.
 func TestDriversAsMain(t *testing.T) {
+	t.Parallel()
 	blank := func(path string) []string {
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
 		if err != nil {

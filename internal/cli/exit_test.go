@@ -4,6 +4,7 @@ import "testing"
 
 // The policy's precedence: 2, 1, 3, the signals, 99, 4, 0 (first wins).
 func TestExitStatusPrecedence(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		codes []int
 		want  int
@@ -30,6 +31,7 @@ func TestExitStatusPrecedence(t *testing.T) {
 // -P files, -p properties (secrets masked) and agents; nothing else of
 // the run's.
 func TestLoadCommand(t *testing.T) {
+	t.Parallel()
 	o := &options{DB: "redis", Args: []string{"run", "redis", "-P", "workloads/workloadc", "-p", "redis.addr=10.0.0.5:6379",
 		"-p", "redis.password=s3cret", "--duration", "10s", "-threads", "8", "--json", "x.json", "--threshold", "READ.p99<10ms",
 		"--agents", "a:7070,b:7070", "-p=recordcount=5000", "--sweep", "threads=1,2"}}

@@ -133,6 +133,7 @@ var quick = []string{"run", "memory", "--headless", "-p", "recordcount=100", "-p
 // status 2, and nothing in the folder changed, before the database is
 // touched.
 func TestOutputsRefusedOnTheBinary(t *testing.T) {
+	t.Parallel()
 	bin := builtBenchtop(t)
 	cases := []struct {
 		name  string
@@ -200,6 +201,7 @@ func TestOutputsRefusedOnTheBinary(t *testing.T) {
 // A socket at an output's path is refused (in a folder of its own: a
 // socket's path is short).
 func TestOutputOnASocketRefused(t *testing.T) {
+	t.Parallel()
 	bin := builtBenchtop(t)
 	dir, err := os.MkdirTemp("", "sock")
 	if err != nil {
@@ -221,6 +223,7 @@ func TestOutputOnASocketRefused(t *testing.T) {
 // benchtop report -o over its input is refused; -o - writes the page on
 // standard output.
 func TestReportOutputRules(t *testing.T) {
+	t.Parallel()
 	bin := builtBenchtop(t)
 	dir := t.TempDir()
 	if _, errb, code := runIn(t, dir, bin, append(quick, "--json", "run.json")...); code != 0 {
@@ -244,6 +247,7 @@ func TestReportOutputRules(t *testing.T) {
 // --json - writes the JSON alone on standard output (the report goes to
 // standard error), so that it can be piped; /dev/stdout is the same.
 func TestJSONOnStandardOutput(t *testing.T) {
+	t.Parallel()
 	bin := builtBenchtop(t)
 	for _, path := range []string{"-", "/dev/stdout"} {
 		dir := t.TempDir()
@@ -291,6 +295,7 @@ func unshareScript(t *testing.T, script string, args ...string) string {
 // a private mount namespace, never the real /dev) are refused for every
 // output, and stay device nodes.
 func TestOutputsRefuseDevices(t *testing.T) {
+	t.Parallel()
 	bin := builtBenchtop(t)
 	scratch := filepath.Join(t.TempDir(), "dev")
 	os.Mkdir(scratch, 0o755)
@@ -332,6 +337,7 @@ echo "files: $(ls -A "$dev" | tr '\n' ' ')"
 // the flag, the path and the cause, exit status 1, and no temporary file
 // is left.
 func TestOutputWriteErrorOnAFullDisk(t *testing.T) {
+	t.Parallel()
 	bin := builtBenchtop(t)
 	mnt := filepath.Join(t.TempDir(), "full")
 	os.Mkdir(mnt, 0o755)

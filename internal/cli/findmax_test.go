@@ -9,6 +9,7 @@ import (
 // --find-max's bad input: one line naming the flag, exit status 2,
 // before anything is opened.
 func TestFindMaxRefused(t *testing.T) {
+	t.Parallel()
 	fm := []string{"run", "memory", "--find-max", "p99<10ms"}
 	with := func(extra ...string) []string { return append(append([]string(nil), fm...), extra...) }
 	for _, c := range []struct {

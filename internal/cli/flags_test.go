@@ -15,6 +15,7 @@ import (
 // Bad input: one line on stderr naming the flag or property, the value and
 // what is allowed; exit status 2; nothing on stdout; no stack trace.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// A directory cannot be read as a file, even by root.
 	unreadable := filepath.Join(dir, "noread")
@@ -135,6 +136,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestUnknownPropertyWarns(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	code := run([]string{"run", "memory", "--headless", "-p", "recordcount=100", "-p", "operationcount=100", "-p", "colour=blue"}, &out, &errb)
 	if code != 0 {
@@ -146,6 +148,7 @@ func TestUnknownPropertyWarns(t *testing.T) {
 }
 
 func TestPropertyPrecedence(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a")
 	b := filepath.Join(dir, "b")
@@ -173,6 +176,7 @@ func TestPropertyPrecedence(t *testing.T) {
 }
 
 func TestSweepBuildsSteps(t *testing.T) {
+	t.Parallel()
 	o, err := parseArgs([]string{"run", "memory", "--sweep", "threads=1,2,4", "--step", "2s", "-p", "status.interval=200ms"})
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +197,7 @@ func TestSweepBuildsSteps(t *testing.T) {
 }
 
 func TestYCSBWorkloadClassNames(t *testing.T) {
+	t.Parallel()
 	for _, w := range []string{"site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload"} {
 		var out, errb bytes.Buffer
 		code := run([]string{"run", "memory", "--headless", "-p", "workload=" + w, "-p", "recordcount=50", "-p", "operationcount=50"}, &out, &errb)

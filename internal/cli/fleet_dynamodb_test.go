@@ -25,6 +25,7 @@ import (
 // their histograms merged (p99). scripts/reproduce-alternator.sh is the
 // same with 15 x 50 and rates.
 func TestFleetAlternator(t *testing.T) {
+	t.Parallel()
 	ep := os.Getenv("BENCHTOP_DYNAMODB_ENDPOINT")
 	if ep == "" {
 		t.Skip("BENCHTOP_DYNAMODB_ENDPOINT is not set: start dynalite with eval \"$(bash .ci/servers/dynamodb.sh start)\" to run the Alternator fleet test")

@@ -67,6 +67,7 @@ type fleetStreamDoc struct {
 // threads per agent and in all; the rebalance after the growth is an
 // event.
 func TestFleetKafkaGroup(t *testing.T) {
+	t.Parallel()
 	brokers := kafkaOrSkip(t)
 	bin := builtBenchtop(t)
 	dir := t.TempDir()

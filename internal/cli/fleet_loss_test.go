@@ -17,6 +17,7 @@ import (
 // JSON and the HTML page, shows them, so that the rows, the lost one's
 // included, add up to the merged totals.
 func TestLostAgentIsAccountedFor(t *testing.T) {
+	t.Parallel()
 	bin := builtBenchtop(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")

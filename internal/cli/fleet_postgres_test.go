@@ -20,6 +20,7 @@ import (
 // key twice, none missing; and a run of the two against it has every
 // operation succeed.
 func TestFleetPostgres(t *testing.T) {
+	t.Parallel()
 	url := os.Getenv("BENCHTOP_POSTGRES_URL")
 	if url == "" {
 		t.Skip("BENCHTOP_POSTGRES_URL is not set: start a server with eval \"$(bash .ci/servers/postgres.sh start)\" to run the PostgreSQL fleet test")

@@ -13,6 +13,7 @@ import (
 // .ci/servers/sshd.sh): --ssh runs `benchtop agent --stdio` on each host
 // alias, --ssh-copy puts this build there first.
 func TestFleetSSH(t *testing.T) {
+	t.Parallel()
 	cfg, hosts := os.Getenv("BENCHTOP_SSH_CONFIG"), os.Getenv("BENCHTOP_SSH_HOSTS")
 	if cfg == "" || hosts == "" {
 		t.Skip("BENCHTOP_SSH_CONFIG and BENCHTOP_SSH_HOSTS are not set: as root, eval \"$(bash .ci/servers/sshd.sh start)\" to run the ssh launcher test")

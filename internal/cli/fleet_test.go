@@ -207,6 +207,7 @@ func hlogMerge(t *testing.T, path string, match func(tag string) bool) *hdr.Hist
 }
 
 func TestFleetRedis(t *testing.T) {
+	t.Parallel()
 	raddr := redisOrSkip(t)
 	bin := builtBenchtop(t)
 	dir := t.TempDir()

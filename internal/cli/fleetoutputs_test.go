@@ -119,6 +119,7 @@ func TestFleetReportHonoursMeasurementType(t *testing.T) {
 
 // A bad exportfile path is refused before any agent is reached (2).
 func TestFleetRefusesBadExportPath(t *testing.T) {
+	t.Parallel()
 	_, errOut, code := coordinateInProcess(t, "127.0.0.1:1", "-p", "exportfile=/nonexistent/dir/x.json")
 	if code != exitUsage || !strings.Contains(errOut, "exportfile") {
 		t.Errorf("exit %d, %q; want 2 naming exportfile", code, errOut)

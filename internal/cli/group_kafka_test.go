@@ -85,6 +85,7 @@ func uniqueName(prefix string) string {
 // with or without one member growing the topic while the other runs, and
 // a failing verdict when rows were really removed from a partition.
 func TestKafkaGroupOfStandaloneProcesses(t *testing.T) {
+	t.Parallel()
 	brokers := kafkaOrSkip(t)
 	bin := builtBenchtop(t)
 

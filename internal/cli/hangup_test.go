@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -177,6 +178,7 @@ var runArgs = []string{"run", "memory", "-p", "recordcount=200", "-p", "operatio
 // A headless run with an end that loses its terminal (SIGHUP) ends as it
 // would have: exit status 0, the report, every export whole.
 func TestHangupHeadlessRunEndsAsItWould(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startIn(t, dir, t.TempDir(), append(runArgs, "--headless", "-s", "-p", "maxexecutiontime=8")...)
 	s.underway(t)
@@ -195,6 +197,7 @@ func TestHangupHeadlessRunEndsAsItWould(t *testing.T) {
 // A headless run with no end goes on after SIGHUP until SIGTERM: 143,
 // the report, every export whole.
 func TestHangupHeadlessRunWithNoEndGoesOn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startIn(t, dir, t.TempDir(), append(runArgs, "--headless", "-s")...)
 	s.underway(t)
@@ -215,6 +218,7 @@ func TestHangupHeadlessRunWithNoEndGoesOn(t *testing.T) {
 // SIGQUIT stops a run as SIGTERM does, with exit status 131: the report,
 // every export whole, no temporary file, no goroutine dump.
 func TestSIGQUITStopsWithTheReport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startIn(t, dir, t.TempDir(), append(runArgs, "--headless", "-s")...)
 	s.underway(t)
@@ -262,6 +266,7 @@ func startOnTerminal(t *testing.T, dir, xdg string, stderr *lockedBuf, args ...s
 		buf := make([]byte, 8192)
 		for {
 			n, err := master.Read(buf)
+			answerQueries(master, buf[:n])
 			tm.mu.Lock()
 			tm.shown.Write(buf[:n])
 			if tm.shown.Len() > 1<<20 {
@@ -280,6 +285,19 @@ func startOnTerminal(t *testing.T, dir, xdg string, stderr *lockedBuf, args ...s
 	s.wait(t)
 	t.Cleanup(func() { master.Close() })
 	return tm
+}
+
+// answerQueries answers what the program asks of its terminal in out as
+// a terminal does: its background colour (OSC 11, black) and the cursor's
+// position (DSR). Unanswered, each query waits out termenv's 5 s timeout
+// before the screen starts (a test's terminal then cost 15 s of waiting).
+func answerQueries(master *os.File, out []byte) {
+	for range bytes.Count(out, []byte("\x1b]11;?")) {
+		master.Write([]byte("\x1b]11;rgb:0000/0000/0000\x1b\\"))
+	}
+	for range bytes.Count(out, []byte("\x1b[6n")) {
+		master.Write([]byte("\x1b[40;1R"))
+	}
 }
 
 func (tm *onTerminal) screen() string {
@@ -329,6 +347,7 @@ func listed(t *testing.T, xdg string, pid int) string {
 // run's status, the run with its own (0), and the report file, named in
 // the JSON, is beside the exports with no temporary file left.
 func TestHangupOnTheScreenThenAttach(t *testing.T) {
+	t.Parallel()
 	dir, xdg := t.TempDir(), t.TempDir()
 	stderr := &lockedBuf{}
 	run := startOnTerminal(t, dir, xdg, stderr, runArgs...)
@@ -381,6 +400,7 @@ func TestHangupOnTheScreenThenAttach(t *testing.T) {
 // it would have, with its own exit status; its lines go to --log and its
 // report to a file in the working directory (no exports folder).
 func TestHangupOnTheScreenRunWithAnEnd(t *testing.T) {
+	t.Parallel()
 	dir, xdg := t.TempDir(), t.TempDir()
 	run := startOnTerminal(t, dir, xdg, nil, "run", "memory", "-p", "recordcount=200", "-p", "operationcount=0",
 		"-p", "maxexecutiontime=4", "--log", "lib.log")

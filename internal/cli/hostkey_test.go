@@ -66,6 +66,7 @@ func TestSSHKeysRefusedWhenOpen(t *testing.T) {
 // The agent's TLS key and the fleet's token file are held to the same
 // rule: readable by others, refused with the fix (exit 2).
 func TestAgentKeysRefusedWhenOpen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cert, key := writeCert(t, dir)
 	os.Chmod(key, 0o644)

@@ -154,6 +154,7 @@ func oneLineOf(t *testing.T, stderr string, want ...string) {
 // A signal that came before the run started (here: before run was even
 // called) stops it with one line and 143; no export file is created.
 func TestSignalBeforeStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sigs := make(chan os.Signal, 1)
 	sigs <- syscall.SIGTERM
@@ -171,6 +172,7 @@ func TestSignalBeforeStart(t *testing.T) {
 // A signal during an adapter's connect cancels it: one line, 130, no
 // export file.
 func TestSignalDuringOpen(t *testing.T) {
+	t.Parallel()
 	registerTestAdapters()
 	dir := t.TempDir()
 	sigs := make(chan os.Signal, 1)
@@ -204,6 +206,7 @@ func TestSignalDuringOpen(t *testing.T) {
 // A signal during the run: the report is printed, every export is written
 // whole under its name (no temporary file left), exit 143.
 func TestSignalDuringRun(t *testing.T) {
+	t.Parallel()
 	registerTestAdapters()
 	resetTestDB()
 	dir := t.TempDir()
@@ -253,6 +256,7 @@ func TestSignalDuringRun(t *testing.T) {
 // Partition steps on an adapter that cannot repartition are refused once
 // it is open, before any operation: one line, exit 2.
 func TestPartitionStepRefused(t *testing.T) {
+	t.Parallel()
 	registerTestAdapters()
 	for _, args := range [][]string{
 		{"--at", "2s:partitions=8"},
@@ -278,6 +282,7 @@ func TestPartitionStepRefused(t *testing.T) {
 // A step that fails during the run is told on stderr as one line, and
 // appended to the report and the JSON summary.
 func TestFailedStepReported(t *testing.T) {
+	t.Parallel()
 	registerTestAdapters()
 	dir := t.TempDir()
 	sigs := make(chan os.Signal, 1)
@@ -317,6 +322,7 @@ func TestFailedStepReported(t *testing.T) {
 
 // A finished run leaves each export under its name and nothing else.
 func TestExportsWholeAfterRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var out, errb syncBuffer
 	code := run(append([]string{"run", "memory", "--headless", "-p", "recordcount=100", "-p", "operationcount=200"}, exportArgs(dir)...), &out, &errb)

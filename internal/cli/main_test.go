@@ -47,6 +47,7 @@ func TestMain(m *testing.M) {
 // exits with 143 after one line, and leaves no export file, never killed
 // by the signal with nothing said.
 func TestSignalWhileStarting(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"run memory", "run mongodb at a closed port"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()

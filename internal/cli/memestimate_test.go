@@ -18,6 +18,7 @@ import (
 // resident memory (getrusage's ru_maxrss of the child) of a real load at
 // three sizes, and of wide and long records.
 func TestMemoryEstimateMatchesRSS(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("ru_maxrss in kilobytes is Linux's")
 	}

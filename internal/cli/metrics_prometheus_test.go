@@ -268,6 +268,7 @@ func abs64(v int64) int64 {
 }
 
 func TestMetricsInPrometheus(t *testing.T) {
+	t.Parallel()
 	api, target := prometheusOrSkip(t)
 	bin := builtBenchtop(t)
 	dir := t.TempDir()

@@ -12,6 +12,7 @@ import (
 // The metrics' flags: one clear line for bad input, exit status 2,
 // before anything touches the database.
 func TestMetricsFlags(t *testing.T) {
+	t.Parallel()
 	o, err := parseArgs([]string{"run", "memory", "--metrics", ":9464", "--metrics-push", "http://u:pw@127.0.0.1:9090/api/v1/write",
 		"--metrics-run", "sizing 64", "--metrics-go"})
 	if err != nil || o.Metrics.Addr != ":9464" || o.Metrics.Run != "sizing 64" || !o.Metrics.Go || o.Metrics.Linger != defaultLinger {
@@ -45,6 +46,7 @@ func TestMetricsFlags(t *testing.T) {
 
 // An address in use is bad input: one line, exit status 2, nothing run.
 func TestMetricsAddressInUse(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +66,7 @@ func TestMetricsAddressInUse(t *testing.T) {
 // A run with --metrics on a port of the system's choice serves while it
 // runs and lingers until scraped twice more after its report.
 func TestMetricsServedDuringTheRun(t *testing.T) {
+	t.Parallel()
 	pr, pw := io.Pipe()
 	var out strings.Builder
 	done := make(chan int, 1)

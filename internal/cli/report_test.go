@@ -13,6 +13,7 @@ import (
 // `benchtop report` on a run's JSON, HDR log and CSV writes the very page
 // that --html wrote at the end of that run.
 func TestReportReproducesTheHTMLExport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	var out, errb bytes.Buffer
@@ -61,6 +62,7 @@ func TestReportReproducesTheHTMLExport(t *testing.T) {
 }
 
 func TestReportBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notJSON := filepath.Join(dir, "x.json")
 	os.WriteFile(notJSON, []byte("hello"), 0o644)
@@ -108,6 +110,7 @@ func TestReportBadInput(t *testing.T) {
 }
 
 func TestCommandLineMasksSecrets(t *testing.T) {
+	t.Parallel()
 	got := engine.CollectMeta(maskArgs([]string{"run", "mongodb", "-p", "mongodb.url=mongodb://u:hunter2@h:27017/db", "-p", "password=hunter2", "-p", "recordcount=5", "-p", "label=a b", "--agents-url", "http://u:hunter2@h:1/"})).CommandLine
 	if strings.Contains(got, "hunter2") {
 		t.Errorf("secret in %q", got)
@@ -124,6 +127,7 @@ func TestCommandLineMasksSecrets(t *testing.T) {
 // over an input or another output; a refusal exits 2 before anything is
 // written. A regular old chart is replaced.
 func TestReportPNGsAreGuarded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	var out, errb bytes.Buffer

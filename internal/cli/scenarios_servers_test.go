@@ -31,6 +31,7 @@ func freshTable(prefix string) string { return fmt.Sprintf("%s%08x", prefix, ran
 // `run redis -P workloads/workloadc` against an empty Redis: 2,000 of
 // 2,000 reads NOT_FOUND, nothing on stderr, exit 0, no hint to load first.
 func TestScenarioEmptyRedisHint(t *testing.T) {
+	t.Parallel()
 	addr := needServer(t, "BENCHTOP_REDIS_ADDR", "redis")
 	o := runScenario(t, []string{"run", "redis", "-P", "../../workloads/workloadc", "-p", "redis.addr=" + addr,
 		"-p", "table=" + freshTable("empty"), "-p", "operationcount=2000", "-threads", "4", "--headless"})
@@ -45,6 +46,7 @@ func TestScenarioEmptyRedisHint(t *testing.T) {
 // Loading the same data twice into MongoDB: Errors(duplicate), 1000, 0 OK,
 // exit 0.
 func TestScenarioDuplicateLoadMongoDB(t *testing.T) {
+	t.Parallel()
 	url := needServer(t, "BENCHTOP_MONGODB_URL", "mongodb")
 	args := []string{"load", "mongodb", "-P", "../../workloads/workloada", "-p", "mongodb.url=" + url,
 		"-p", "table=" + freshTable("dup"), "-p", "recordcount=300", "-threads", "4", "--headless"}
@@ -62,6 +64,7 @@ func TestScenarioDuplicateLoadMongoDB(t *testing.T) {
 // HBase: reading f0..f19 from rows loaded with field0..field99 returned
 // reads "OK" with no fields; YCSB's hbase2 binding returns NOT_FOUND.
 func TestScenarioHBaseEmptyColumns(t *testing.T) {
+	t.Parallel()
 	addr := needServer(t, "BENCHTOP_HBASE_THRIFT", "hbase")
 	common := []string{"-P", "../../workloads/workloadc", "-p", "hbase.thrift.addr=" + addr, "-p", "columnfamily=family", "-p", "recordcount=200",
 		"-p", "fieldcount=20", "-p", "fieldlength=10", "-threads", "4", "--headless"}
@@ -80,6 +83,7 @@ func TestScenarioHBaseEmptyColumns(t *testing.T) {
 // A timeseries run printed three rates for one run ([OVERALL] 41,229/s,
 // segment ops/s 1,993, segment records/s 23,078).
 func TestScenarioTimeseriesOneRate(t *testing.T) {
+	t.Parallel()
 	url := needServer(t, "BENCHTOP_INFLUX_URL", "influx")
 	o := runScenario(t, []string{"run", "influx", "-P", "../../workloads/timeseries-opengemini", "-p", "influx.url=" + url,
 		"-p", "timeseries.measurement=" + freshTable("rate"), "-threads", "2", "--duration", "4s", "--headless"})

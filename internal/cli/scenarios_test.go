@@ -212,6 +212,7 @@ func TestScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the scenarios run the sim model server for about a minute")
 	}
+	t.Parallel()
 	cases := []struct {
 		name  string // the case of the "Why" it answers
 		args  []string
@@ -412,6 +413,7 @@ func TestScenarios(t *testing.T) {
 // of the capacity, by the rules fed the model's own prediction (the
 // oracle: no machine's noise in it), and never on a segment of an outage.
 func TestKneeOracle(t *testing.T) {
+	t.Parallel()
 	cfg, err := sim.ReadConfig(adapters.Properties{"sim.capacity": "2000", "sim.latency": "10ms"})
 	if err != nil {
 		t.Fatal(err)
@@ -456,6 +458,7 @@ func TestStallOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 6 s run on the sim model server")
 	}
+	t.Parallel()
 	props := adapters.Properties{"sim.capacity": "2000", "sim.latency": "10ms", "sim.stall": "2s:1s"}
 	cfg, err := sim.ReadConfig(props)
 	if err != nil {
@@ -489,6 +492,7 @@ func TestOutageBeforeASignalExitsOne(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 3 s run on the sim model server")
 	}
+	t.Parallel()
 	sigs := make(chan os.Signal, 1)
 	go func() {
 		time.Sleep(3 * time.Second)

@@ -8,6 +8,7 @@ import (
 
 // The screen's flags: one clear line for bad input, exit status 2.
 func TestScreenFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	o, err := parseArgs([]string{"run", "memory", "--serve-ssh", "127.0.0.1:2222", "--log", filepath.Join(dir, "lib.log")})
 	if err != nil || o.Screen.ServeSSH != "127.0.0.1:2222" || o.Screen.Log == "" {

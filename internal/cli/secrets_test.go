@@ -100,6 +100,7 @@ func secretCases(t *testing.T, dir, addr string) map[string][]map[string]string 
 // 127.0.0.1 (or refuses them as bad input), and neither stderr, stdout,
 // nor any file the run writes holds the secret.
 func TestNoSecretInAnyMessage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	addr := closedPort(t)
 	cases := secretCases(t, dir, addr)
@@ -170,6 +171,7 @@ func TestNoSecretInAnyMessage(t *testing.T) {
 // (inert for the memory store) writes none of them: the report, the
 // JSON summary, the time series, the HTML page, the log and stderr.
 func TestNoSecretInAnOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	addr := closedPort(t)
 	all := map[string]string{}

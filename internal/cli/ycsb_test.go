@@ -11,6 +11,7 @@ import (
 )
 
 func TestDurationFlag(t *testing.T) {
+	t.Parallel()
 	o, err := parseArgs([]string{"run", "memory", "-p", "operationcount=5", "-p", "maxexecutiontime=3", "--duration", "1m30s"})
 	if err != nil {
 		t.Fatal(err)
@@ -24,6 +25,7 @@ func TestDurationFlag(t *testing.T) {
 }
 
 func TestRunFlagsRefusedInOneLine(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"run", "memory", "--threshold", "READ.p99"},
 		{"run", "memory", "--threshold", "READ.p99<soon"},
@@ -43,6 +45,7 @@ func TestRunFlagsRefusedInOneLine(t *testing.T) {
 }
 
 func TestMaskArgs(t *testing.T) {
+	t.Parallel()
 	got := strings.Join(maskArgs([]string{"run", "mongodb", "-p", "mongodb.url=mongodb://u:hunter2@h/db", "-p=redis.password=hunter2",
 		"--token", "hunter2", "--agent-token=hunter2", "-p", "recordcount=10"}), " ")
 	if strings.Contains(got, "hunter2") {
@@ -54,6 +57,7 @@ func TestMaskArgs(t *testing.T) {
 }
 
 func TestVersionFlag(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"--version"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d", code)
@@ -69,6 +73,7 @@ func shortRun(extra ...string) []string {
 }
 
 func TestThresholdsGateTheExitStatus(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		threshold string
 		code      int
@@ -93,6 +98,7 @@ func TestThresholdsGateTheExitStatus(t *testing.T) {
 }
 
 func TestExportFileAndJSONSummary(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out, sum := filepath.Join(dir, "out.json"), filepath.Join(dir, "summary.json")
 	var stdout, stderr bytes.Buffer
@@ -142,6 +148,7 @@ func TestExportFileAndJSONSummary(t *testing.T) {
 }
 
 func TestJSONExporterOnStdoutAndHDRFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir() + "/"
 	var stdout, stderr bytes.Buffer
 	code := run(shortRun("-p", "exporter=site.ycsb.measurements.exporter.JSONMeasurementsExporter",
