@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // A lost agent is accounted for: the merged figures include its
@@ -25,17 +24,24 @@ func TestLostAgentIsAccountedFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b, c := startAgentProc(t, bin), startAgentProc(t, bin), startAgentProc(t, bin)
-	go func() {
-		for !strings.Contains(c.log.String(), "run from") {
-			time.Sleep(50 * time.Millisecond)
-		}
-		time.Sleep(2500 * time.Millisecond)
-		_ = c.cmd.Process.Signal(syscall.SIGKILL)
-	}()
 	js, page := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.html")
-	out, errs, code := runBenchtop(t, bin, "run", "memory", "-P", "../../workloads/workloada", "-p", "recordcount=300",
-		"-p", "operationcount=0", "-p", "maxexecutiontime=6", "-target", "1500", "-threads", "2",
-		"--agents", a.addr+","+b.addr+","+c.addr, "--token-file", tokenFile, "--headless", "--json", js, "--html", page)
+	wl, err := filepath.Abs("../../workloads/workloada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	coord := startIn(t, dir, t.TempDir(), "run", "memory", "-P", wl, "-p", "recordcount=300",
+		"-p", "operationcount=0", "-p", "maxexecutiontime=4", "-p", "status.interval=250ms", "-target", "1500", "-threads", "2",
+		"--agents", a.addr+","+b.addr+","+c.addr, "--token-file", tokenFile, "--headless", "-s", "--json", js, "--html", page)
+	// The victim dies once the run phase has gone on for a while: three
+	// of the coordinator's status lines of run-phase operations (a fixed
+	// 2.5 s after the agent's "run from" line could fall in the load
+	// phase on a busy machine, leaving it nothing to account for).
+	poll(t, "the run phase to go on", func() bool {
+		return strings.Count(coord.stderr.String(), "[READ:") >= 3 || !coord.running()
+	})
+	_ = c.cmd.Process.Signal(syscall.SIGKILL)
+	code := coord.exit(t)
+	out, errs := coord.stdout.String(), coord.stderr.String()
 	if code != exitIncomplete {
 		t.Fatalf("exit %d, want %d (an agent lost)\nstderr:\n%s", code, exitIncomplete, errs)
 	}

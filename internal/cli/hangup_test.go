@@ -172,7 +172,10 @@ func exportsWhole(t *testing.T, dir string, also ...string) (reportFile string, 
 	return doc.ReportFile, doc.Interrupted
 }
 
-var runArgs = []string{"run", "memory", "-p", "recordcount=200", "-p", "operationcount=0", "-p", "status.interval=200ms",
+// runArgs is a run with no end, paced (the signals, not the rate, are
+// what these tests watch: unpaced, each run kept a core busy beside the
+// package's other tests).
+var runArgs = []string{"run", "memory", "-target", "2000", "-p", "recordcount=200", "-p", "operationcount=0", "-p", "status.interval=200ms",
 	"--json", "x.json", "--timeseries", "x.csv", "--hdr-log", "x.hlog"}
 
 // A headless run with an end that loses its terminal (SIGHUP) ends as it
@@ -180,7 +183,7 @@ var runArgs = []string{"run", "memory", "-p", "recordcount=200", "-p", "operatio
 func TestHangupHeadlessRunEndsAsItWould(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startIn(t, dir, t.TempDir(), append(runArgs, "--headless", "-s", "-p", "maxexecutiontime=8")...)
+	s := startIn(t, dir, t.TempDir(), append(runArgs, "--headless", "-s", "-p", "maxexecutiontime=5")...)
 	s.underway(t)
 	s.signal(t, syscall.SIGHUP)
 	if code := s.exit(t); code != 0 {
@@ -402,7 +405,7 @@ func TestHangupOnTheScreenThenAttach(t *testing.T) {
 func TestHangupOnTheScreenRunWithAnEnd(t *testing.T) {
 	t.Parallel()
 	dir, xdg := t.TempDir(), t.TempDir()
-	run := startOnTerminal(t, dir, xdg, nil, "run", "memory", "-p", "recordcount=200", "-p", "operationcount=0",
+	run := startOnTerminal(t, dir, xdg, nil, "run", "memory", "-target", "2000", "-p", "recordcount=200", "-p", "operationcount=0",
 		"-p", "maxexecutiontime=4", "--log", "lib.log")
 	run.waitFor(t, `Threads\s+1\b`)
 	run.hangUp(t)

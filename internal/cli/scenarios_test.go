@@ -400,6 +400,7 @@ func TestScenarios(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			o := runScenario(t, c.args)
 			if o.code != c.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", o.code, c.code, o.stderr)
