@@ -75,7 +75,7 @@ type Run struct {
 // and --find-max cond, headless, with --json and --html.
 func Sim(t *testing.T, props map[string]string, threads int, cond string, extra ...string) *Run {
 	t.Helper()
-	args := []string{"-p", "recordcount=1000", "--find-max-time", "5m"}
+	args := []string{"-p", "recordcount=1000", "--find-max-time", "5m"} // extra may give a budget of its own: the last wins
 	for k, v := range props {
 		args = append(args, "-p", k+"="+v)
 	}
@@ -115,7 +115,7 @@ func Benchtop(t *testing.T, db string, threads int, cond string, args ...string)
 func shape(p findmax.Probe) sim.Load {
 	length := time.Duration((p.EndS - p.StartS) * float64(time.Second))
 	warm := length - time.Duration(p.SteadyS*float64(time.Second))
-	return sim.Load{Threads: p.Threads, Duration: length.Round(100 * time.Millisecond), Warmup: warm.Round(100 * time.Millisecond)}
+	return sim.Load{Threads: p.Threads, Duration: length.Round(10 * time.Millisecond), Warmup: warm.Round(10 * time.Millisecond)}
 }
 
 // model is the run's sim model.

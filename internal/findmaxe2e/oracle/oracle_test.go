@@ -1,10 +1,27 @@
 // The proof of issue 27 on the sim model server: --find-max's answer
 // against the model's own (sim.Model.MaxRate, Predict), for three
 // capacities, two SLOs on one model, and a client that saturates first.
+//
+// Each case runs in one of two forms of the same model (form): the long
+// one, with BENCHTOP_ORACLE=long (today's timescales: service times of
+// 10-100 ms, 1 s status intervals, about 7 minutes), and by default the
+// short one: every time of the model and of the search a tenth (service
+// times, bounds, the status interval), every rate ten times, at the same
+// thread and server counts, so that the queue's arithmetic is the same
+// and each search takes a tenth of the time (about a minute in all). Only
+// the machine's own latency does not shrink: it weighs ten times more
+// against a bound a tenth as long, which the checks allow for as they
+// measure it (and say so when it is too much to check from below). So
+// the searches run one after another, as in the long form, but for the
+// two bounds on one model: three at once, at 10,000-40,000 ops/s on two
+// cores, added 25-40 ms to the short form's p99 (half its bound: nothing
+// could be checked from below), one alone 11 ms, as the long form's one
+// alone adds a fifth of its bound.
 package oracle
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +29,38 @@ import (
 	"benchtop/engine/findmax"
 	"benchtop/internal/findmaxe2e"
 )
+
+// form is the oracle's timescale: k divides every time of the model and
+// of the search and multiplies every rate.
+type form struct {
+	k    int
+	long bool
+}
+
+// oracleForm is the long form when BENCHTOP_ORACLE=long, else the short.
+func oracleForm() form {
+	if os.Getenv("BENCHTOP_ORACLE") == "long" {
+		return form{k: 1, long: true}
+	}
+	return form{k: 10}
+}
+
+// d is duration d at the form's timescale.
+func (f form) d(d time.Duration) time.Duration { return d / time.Duration(f.k) }
+
+// rate is rate r at the form's timescale.
+func (f form) rate(r float64) float64 { return r * float64(f.k) }
+
+// args are the search's flags at the form's timescale: the short form's
+// status interval is 100 ms (a probe needs 5 of them), its budget the
+// long form's.
+func (f form) args(budget time.Duration) []string {
+	a := []string{"--find-max-time", budget.String()}
+	if !f.long {
+		a = append(a, "-p", "status.interval="+f.d(time.Second).String())
+	}
+	return a
+}
 
 // The answer on sim sits within the precision asked of the rate at which
 // the model's intended p99 crosses the bound, for three capacities; the
@@ -24,13 +73,14 @@ import (
 // another: three at once would load the machine they measure.
 func TestFindMaxOracle(t *testing.T) {
 	if testing.Short() {
-		t.Skip("three searches take two to four minutes (go test -short skips them)")
+		t.Skip("three searches take half a minute (long form: minutes; go test -short skips them)")
 	}
-	const bound = 500 * time.Millisecond
+	f := oracleForm()
+	bound := f.d(500 * time.Millisecond)
 	for _, c := range []int{1000, 2000, 4000} {
 		t.Run(fmt.Sprint(c), func(t *testing.T) {
-			props := map[string]string{"sim.capacity": fmt.Sprint(c), "sim.latency": "10ms"}
-			r := findmaxe2e.Sim(t, props, c, "p99<"+bound.String())
+			props := map[string]string{"sim.capacity": fmt.Sprint(f.rate(float64(c))), "sim.latency": f.d(10 * time.Millisecond).String()}
+			r := findmaxe2e.Sim(t, props, c, "p99<"+bound.String(), f.args(5*time.Minute)...)
 			if r.Code != findmaxe2e.ExitOK && r.Code != findmaxe2e.ExitUntrusted {
 				t.Fatalf("exit status %d:\n%s", r.Code, r.Stderr)
 			}
@@ -62,16 +112,17 @@ func TestFindMaxOracle(t *testing.T) {
 // machine adds small beside the bounds.
 func TestFindMaxTwoSLOs(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a search takes a minute (go test -short skips it)")
+		t.Skip("a search takes a minute in the long form (go test -short skips it)")
 	}
-	props := map[string]string{"sim.servers": "500", "sim.latency": "100ms"}
-	bounds := []time.Duration{700 * time.Millisecond, 1000 * time.Millisecond}
+	f := oracleForm()
+	props := map[string]string{"sim.servers": "500", "sim.latency": f.d(100 * time.Millisecond).String()}
+	bounds := []time.Duration{f.d(700 * time.Millisecond), f.d(1000 * time.Millisecond)}
 	got, lo, hi := make([]float64, 2), make([]float64, 2), make([]float64, 2)
 	t.Run("slos", func(t *testing.T) {
 		for i, b := range bounds {
 			t.Run(b.String(), func(t *testing.T) {
 				t.Parallel()
-				r := findmaxe2e.Sim(t, props, 200, "p99<"+b.String())
+				r := findmaxe2e.Sim(t, props, 200, "p99<"+b.String(), f.args(5*time.Minute)...)
 				if r.Code != findmaxe2e.ExitUntrusted || r.Capacity.Trusted {
 					t.Errorf("exit status %d, trusted %v: want %d, the threads the limit", r.Code, r.Capacity.Trusted, findmaxe2e.ExitUntrusted)
 				}
@@ -110,13 +161,29 @@ func TestFindMaxTwoSLOs(t *testing.T) {
 // A client whose own work per operation (0.5 ms of CPU: at most 4,000
 // ops/s on two idle cores) saturates its CPU long before the model's
 // 20,000 ops/s: the answer is flagged as the client's, not reported as
-// the database's capacity.
+// the database's capacity. The client's cost is CPU and its latency the
+// cores' queue, which a timescale does not shrink: the short form keeps
+// the long one's model and bound, shortens the status interval, and
+// judges p90 rather than p99, whose 10,000 operations of evidence took
+// 10 s a probe at the client's 1,000-4,000 ops/s (p90's 1,000: one
+// second or less). What it proves is the flag, not a percentile.
 func TestFindMaxClientSaturated(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a search takes a minute or two (go test -short skips it)")
+		t.Skip("a search takes a minute or two in the long form (go test -short skips it)")
 	}
+	f := oracleForm()
 	props := map[string]string{"sim.capacity": "20000", "sim.latency": "10ms", "sim.clientcost": "500us"}
-	r := findmaxe2e.Sim(t, props, 200, "p99<300ms", "--find-max-time", "90s")
+	cond := "p90<300ms"
+	if f.long {
+		cond = "p99<300ms"
+	}
+	r := findmaxe2e.Sim(t, props, 200, cond, f.args(90*time.Second)...)
+	if r.Code != findmaxe2e.ExitUntrusted && strings.Contains(r.Stderr, "another load shares them") {
+		// The search saw the host's cores busy with work not its own
+		// (two busy loops: benchtop had 1 % of them, and failed 16 ops/s):
+		// its client's own saturation cannot be told apart from it.
+		t.Skipf("exit status %d with another load on the cores: too loaded to see the client's own saturation", r.Code)
+	}
 	if r.Code != findmaxe2e.ExitUntrusted || r.Capacity.Trusted {
 		t.Fatalf("exit status %d, trusted %v: want %d", r.Code, r.Capacity.Trusted, findmaxe2e.ExitUntrusted)
 	}
