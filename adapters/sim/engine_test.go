@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -21,6 +22,34 @@ type measured struct {
 	capacity    float64
 	runTime     time.Duration
 	intendedP50 time.Duration
+	late99      time.Duration // the machine's wake-up lateness at p99 during the run (lateness)
+}
+
+// lateness measures, until stop is closed, how late this machine wakes a
+// goroutine from a 1 ms sleep, and returns its p99: what a loaded machine
+// adds to every wait the model's operations and the pacer make.
+func lateness(stop <-chan struct{}) <-chan time.Duration {
+	out := make(chan time.Duration, 1)
+	go func() {
+		var lates []time.Duration
+		for {
+			select {
+			case <-stop:
+				slices.Sort(lates)
+				if len(lates) == 0 {
+					out <- 0
+				} else {
+					out <- lates[len(lates)*99/100]
+				}
+				return
+			default:
+			}
+			t0 := time.Now()
+			time.Sleep(time.Millisecond)
+			lates = append(lates, time.Since(t0)-time.Millisecond)
+		}
+	}()
+	return out
 }
 
 // runEngine runs benchtop's engine for dur against a model of the given
@@ -53,7 +82,11 @@ func runEngine(tb testing.TB, capacity, target float64, threads int, dur time.Du
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), dur+time.Minute)
 	defer cancel()
+	stop := make(chan struct{})
+	late := lateness(stop)
 	res, err := r.Run(ctx)
+	close(stop)
+	late99 := <-late
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -73,6 +106,7 @@ func runEngine(tb testing.TB, capacity, target float64, threads int, dur time.Du
 		pred:        pred,
 		capacity:    db.Model().Capacity(),
 		runTime:     run.RunTime,
+		late99:      late99,
 	}
 }
 
@@ -100,10 +134,22 @@ func TestThroughTheEngine(t *testing.T) {
 	m := runEngine(t, capacity, capacity/2, 32, 4*time.Second)
 	ratio := float64(m.p99) / float64(m.pred.Intended(0.99))
 	t.Logf("half the capacity: %.0f ops/s (%.3f of the target), intended p99 %v, the model's %v: ratio %.2f", m.rate, m.rate/(capacity/2), m.p99, m.pred.Intended(0.99), ratio)
-	if m.rate < 0.95*capacity/2 || m.rate > 1.02*capacity/2 {
+	if m.rate > 1.02*capacity/2 {
 		t.Errorf("half the capacity: %.0f ops/s, want the target %g within -5 %% and +2 %%", m.rate, capacity/2)
 	}
-	if ratio < 0.8 || ratio > 25 {
+	if m.rate < 0.95*capacity/2 {
+		// A machine that wakes goroutines milliseconds late (two busy
+		// loops beside the test: 950 ops/s) falls behind any schedule;
+		// on one that keeps time the pacer must not.
+		if m.late99 > time.Millisecond {
+			defer t.Skipf("half the capacity: %.0f ops/s, but this machine woke goroutines %v late at p99 (over 1 ms): too loaded to hold a schedule of 5 ms operations", m.rate, m.late99)
+		} else {
+			t.Errorf("half the capacity: %.0f ops/s, want the target %g within -5 %% and +2 %% (the machine's wake-up lateness p99 %v)", m.rate, capacity/2, m.late99)
+		}
+	}
+	if ratio > 25 && m.late99 > time.Millisecond {
+		defer t.Skipf("half the capacity: intended p99 %v is %.2f × the model's %v, on a machine that woke goroutines %v late at p99: too loaded to compare", m.p99, ratio, m.pred.Intended(0.99), m.late99)
+	} else if ratio < 0.8 || ratio > 25 {
 		t.Errorf("half the capacity: intended p99 %v is %.2f × the model's %v, want 0.8 to 25", m.p99, ratio, m.pred.Intended(0.99))
 	}
 
