@@ -73,6 +73,7 @@ func TestFindMaxRedis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a search takes a minute or two (go test -short skips it)")
 	}
+	t.Parallel()
 	addr := needServer(t, "BENCHTOP_REDIS_ADDR", "redis")
 	common := []string{"-p", "redis.addr=" + addr, "-p", "table=" + freshTable("findmax"), "-p", "recordcount=2000"}
 	var out, errb syncBuffer
@@ -87,6 +88,7 @@ func TestFindMaxDynalite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a search takes a minute or two (go test -short skips it)")
 	}
+	t.Parallel()
 	ep := needServer(t, "BENCHTOP_DYNAMODB_ENDPOINT", "dynamodb")
 	common := []string{"-p", "dynamodb.endpoint=" + ep, "-p", "table=" + freshTable("findmax"), "-p", "recordcount=500"}
 	var out, errb syncBuffer
