@@ -66,11 +66,12 @@ func endMetrics(st *State, o *options, mx *metrics.Exporter, rows *stream.RowCou
 		st.tell("%s", line)
 	}
 	if u := mx.URL(); u != "" && o.Metrics.Linger > 0 && st.signalled() == nil {
+		served := mx.Served() // before the line: a scraper that reads it may scrape at once
 		st.tell("metrics: serving the final figures at %s until scraped twice more (at most %s; ctrl+c ends this)", u, o.Metrics.Linger)
 		stop := make(chan struct{})
 		var once sync.Once
 		st.onSignal(func() { once.Do(func() { close(stop) }) })
-		mx.Linger(o.Metrics.Linger, stop)
+		mx.Linger(served, o.Metrics.Linger, stop)
 	}
 	mx.Close()
 }

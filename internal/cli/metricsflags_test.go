@@ -64,44 +64,32 @@ func TestMetricsAddressInUse(t *testing.T) {
 }
 
 // A run with --metrics on a port of the system's choice serves while it
-// runs and lingers until scraped twice more after its report.
+// runs and lingers until scraped twice more after its report: not until
+// --metrics-linger (an hour here) ends it.
 func TestMetricsServedDuringTheRun(t *testing.T) {
 	t.Parallel()
 	pr, pw := io.Pipe()
 	var out strings.Builder
 	done := make(chan int, 1)
 	go func() {
-		done <- run([]string{"run", "memory", "--headless", "-p", "recordcount=100", "-p", "operationcount=0", "--duration", "2s",
-			"--metrics", "127.0.0.1:0", "--metrics-linger", "1m"}, &out, pw)
+		done <- run([]string{"run", "memory", "--headless", "-p", "recordcount=100", "-p", "operationcount=0", "--duration", "2s", "-target", "2000",
+			"--metrics", "127.0.0.1:0", "--metrics-linger", "1h"}, &out, pw)
 		pw.Close()
 	}()
-	var url string
-	buf := make([]byte, 4096)
-	var errs strings.Builder
-	scrapes := 0
-	for {
-		n, err := pr.Read(buf)
-		errs.Write(buf[:n])
-		if url == "" {
-			if _, rest, ok := strings.Cut(errs.String(), "serving "); ok {
-				url, _, _ = strings.Cut(rest, " ")
-			}
-		}
-		if strings.Contains(errs.String(), "serving the final figures") && scrapes < 2 {
-			for ; scrapes < 2; scrapes++ {
-				resp, err := http.Get(url)
-				if err != nil {
-					t.Fatalf("GET %s: %v", url, err)
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if !strings.Contains(string(b), `benchtop_operations_total{operation="READ",outcome="success",phase="run"`) {
-					t.Errorf("the final scrape has no READ total:\n%.600s", b)
-				}
-			}
-		}
+	errs := &lockedBuf{}
+	go io.Copy(errs, pr)
+	poll(t, "the final figures to be served", func() bool { return strings.Contains(errs.String(), "serving the final figures") })
+	_, rest, _ := strings.Cut(errs.String(), "serving the final figures at ")
+	url, _, _ := strings.Cut(rest, " ")
+	for range 2 {
+		resp, err := http.Get(url)
 		if err != nil {
-			break
+			t.Fatalf("GET %s: %v", url, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), `benchtop_operations_total{operation="READ",outcome="success",phase="run"`) {
+			t.Errorf("the final scrape has no READ total:\n%.600s", b)
 		}
 	}
 	select {

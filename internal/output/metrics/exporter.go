@@ -164,14 +164,25 @@ func (e *Exporter) Finish(rows *stream.RowCounts) string {
 	return e.push.summary()
 }
 
-// Linger keeps the endpoint up after the run until it answered two more
-// scrapes (so that the last interval is scraped whatever the scrape
-// interval's phase), d passed, or stop is closed.
-func (e *Exporter) Linger(d time.Duration, stop <-chan struct{}) {
+// Served is how many scrapes the endpoint has answered so far (0 without
+// one): Linger's count starts from it.
+func (e *Exporter) Served() int64 {
+	if e.ep == nil {
+		return 0
+	}
+	return e.ep.scrapes.Load()
+}
+
+// Linger keeps the endpoint up after the run until it answered two
+// scrapes more than served (so that the last interval is scraped whatever
+// the scrape interval's phase), d passed, or stop is closed. served is
+// Served read before the user was told the endpoint lingers: a scrape
+// answered between that line and this call counts.
+func (e *Exporter) Linger(served int64, d time.Duration, stop <-chan struct{}) {
 	if e.ep == nil || d <= 0 {
 		return
 	}
-	e.ep.linger(2, d, stop)
+	e.ep.linger(served+2, d, stop)
 }
 
 // Close stops the endpoint.

@@ -78,14 +78,21 @@ func (e *endpoint) next() <-chan struct{} {
 	return e.scraped
 }
 
-// linger keeps serving until n more scrapes were answered, at most for
-// d, or until stop is closed.
-func (e *endpoint) linger(n int, d time.Duration, stop <-chan struct{}) {
+// linger keeps serving until the endpoint has answered scrapes in all
+// (counted, not waited for one by one: two scrapes that came before the
+// wait began count), at most for d, or until stop is closed.
+func (e *endpoint) linger(scrapes int64, d time.Duration, stop <-chan struct{}) {
 	t := time.NewTimer(d)
 	defer t.Stop()
-	for range n {
+	for {
+		// The channel before the count: a scrape counts itself before it
+		// closes the channel, so none falls between the two.
+		next := e.next()
+		if e.scrapes.Load() >= scrapes {
+			return
+		}
 		select {
-		case <-e.next():
+		case <-next:
 		case <-t.C:
 			return
 		case <-stop:

@@ -117,13 +117,34 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	}
 }
 
+// Two scrapes answered after Served was read and before Linger began
+// (a scraper that read the run's last line at once) end it: they were
+// missed, and a run said to linger until scraped twice more waited out
+// --metrics-linger on a loaded machine.
+func TestLingerCountsScrapesBeforeIt(t *testing.T) {
+	e := fullExporter(t)
+	served := e.Served()
+	scrape(t, e.URL(), "")
+	scrape(t, e.URL(), "")
+	done := make(chan struct{})
+	go func() {
+		e.Linger(served, time.Hour, nil)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("still lingering after two scrapes that came before the wait")
+	}
+}
+
 // The endpoint lingers until scraped twice more, and no longer.
 func TestLingerEndsAfterTwoScrapes(t *testing.T) {
 	t.Parallel()
 	e := fullExporter(t)
 	done := make(chan struct{})
 	go func() {
-		e.Linger(time.Hour, nil)
+		e.Linger(e.Served(), time.Hour, nil)
 		close(done)
 	}()
 	for i := 0; ; i++ {
