@@ -10,13 +10,14 @@ import (
 )
 
 // baselineFiles runs a short headless run that writes the JSON summary
-// and the CSV time series a later run takes as --baseline.
+// and the CSV time series a later run takes as --baseline. Its runs are
+// paced (-target): flat out they took the two cores for their 2 s.
 func baselineFiles(t *testing.T, dir string) (jsonPath, csvPath string) {
 	t.Helper()
 	jsonPath, csvPath = filepath.Join(dir, "base.json"), filepath.Join(dir, "base.csv")
 	var out, errb bytes.Buffer
 	code := run([]string{"run", "memory", "-p", "recordcount=1000", "-p", "operationcount=0", "-p", "maxexecutiontime=2",
-		"-threads", "1", "--at", "1s:threads=2", "--headless", "--json", jsonPath, "--timeseries", csvPath}, &out, &errb)
+		"-threads", "1", "-target", "2000", "--at", "1s:threads=2", "--headless", "--json", jsonPath, "--timeseries", csvPath}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("baseline run exited %d: %s", code, errb.String())
 	}
@@ -90,7 +91,7 @@ func TestBaselineInTheReports(t *testing.T) {
 	p := func(name string) string { return filepath.Join(dir, name) }
 	var out, errb bytes.Buffer
 	code := run([]string{"run", "memory", "-p", "recordcount=1000", "-p", "operationcount=0", "-p", "maxexecutiontime=2",
-		"-threads", "1", "--at", "1s:threads=2", "--headless", "--baseline", base, "--baseline", csv,
+		"-threads", "1", "-target", "2000", "--at", "1s:threads=2", "--headless", "--baseline", base, "--baseline", csv,
 		"--json", p("run.json"), "--html", p("run.html")}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("run exited %d: %s", code, errb.String())

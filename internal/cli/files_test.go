@@ -177,6 +177,7 @@ func TestOutputsRefusedOnTheBinary(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			if c.setup != nil {
 				c.setup(t, dir)

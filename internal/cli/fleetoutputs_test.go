@@ -14,11 +14,10 @@ import (
 )
 
 // inProcessAgents serves n agents in this process on loopback, the
-// fleet's token in BENCHTOP_TOKEN for the coordinator; it returns their
-// addresses as --agents takes them.
+// fleet's token theirs; it returns their addresses as --agents takes
+// them.
 func inProcessAgents(t *testing.T, n int) string {
 	t.Helper()
-	t.Setenv(fleet.TokenEnv, fleetToken)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	var addrs []string
@@ -33,11 +32,17 @@ func inProcessAgents(t *testing.T, n int) string {
 	return strings.Join(addrs, ",")
 }
 
-// coordinateInProcess runs a fleet run's coordinator in this process.
+// coordinateInProcess runs a fleet run's coordinator in this process,
+// the fleet's token in a --token-file (not in BENCHTOP_TOKEN: t.Setenv
+// would keep the test from running in parallel).
 func coordinateInProcess(t *testing.T, agents string, args ...string) (string, string, int) {
 	t.Helper()
+	token := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(token, []byte(fleetToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	var out, errb bytes.Buffer
-	all := append([]string{"run", "memory", "--headless", "--agents", agents, "-p", "recordcount=200", "-p", "operationcount=3000",
+	all := append([]string{"run", "memory", "--headless", "--agents", agents, "--token-file", token, "-p", "recordcount=200", "-p", "operationcount=3000",
 		"-p", "readproportion=0.5", "-p", "updateproportion=0.5"}, args...)
 	code := run(all, &out, &errb)
 	return out.String(), errb.String(), code
@@ -47,6 +52,7 @@ func coordinateInProcess(t *testing.T, agents string, args ...string) (string, s
 // coordinator from the merged figures, as one process writes them (they
 // were silently dropped).
 func TestFleetWritesYCSBOutputs(t *testing.T) {
+	t.Parallel()
 	agents := inProcessAgents(t, 2)
 	dir := t.TempDir()
 	export := filepath.Join(dir, "export.json")
@@ -96,6 +102,7 @@ func TestFleetWritesYCSBOutputs(t *testing.T) {
 // units, histogram buckets) the coordinator's report does too; a crossed
 // --threshold gives 99 as in one process.
 func TestFleetReportHonoursMeasurementType(t *testing.T) {
+	t.Parallel()
 	agents := inProcessAgents(t, 2)
 	out, errOut, code := coordinateInProcess(t, agents, "-p", "measurementtype=timeseries", "-p", "timeseries.granularity=1000")
 	if code != exitOK {
@@ -130,6 +137,7 @@ func TestFleetRefusesBadExportPath(t *testing.T) {
 // --log writes the coordinator's library log, --serve-ssh is refused in
 // one line (it was silently dropped).
 func TestFleetScreenFlags(t *testing.T) {
+	t.Parallel()
 	agents := inProcessAgents(t, 1)
 	logFile := filepath.Join(t.TempDir(), "lib.log")
 	if _, errOut, code := coordinateInProcess(t, agents, "--log", logFile); code != exitOK {

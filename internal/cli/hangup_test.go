@@ -179,13 +179,15 @@ var runArgs = []string{"run", "memory", "-target", "2000", "-p", "recordcount=20
 	"--json", "x.json", "--timeseries", "x.csv", "--hdr-log", "x.hlog"}
 
 // A headless run with an end that loses its terminal (SIGHUP) ends as it
-// would have: exit status 0, the report, every export whole.
+// would have: exit status 0, the report, every export whole. The run
+// goes on after the signal (its CSV grows): the signal came mid-run.
 func TestHangupHeadlessRunEndsAsItWould(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	s := startIn(t, dir, t.TempDir(), append(runArgs, "--headless", "-s", "-p", "maxexecutiontime=5")...)
 	s.underway(t)
 	s.signal(t, syscall.SIGHUP)
+	goesOn(t, s, dir)
 	if code := s.exit(t); code != 0 {
 		t.Fatalf("exit %d, want the run's own 0; stderr %s", code, s.stderr.String())
 	}

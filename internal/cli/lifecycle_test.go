@@ -69,7 +69,11 @@ func (failingRepartDB) SetPartitions(context.Context, int) error {
 	return errors.New("test: the shards\nwould not move")
 }
 
-// testAdapters are registered once for the process.
+// testAdapters are registered once for the process. The tests that read
+// last (TestSignalDuringRun, TestPartitionStepRefused,
+// TestFailedStepReported) run one at a time, not in parallel: each would
+// read another's adapter (in parallel, TestSignalDuringRun waited for
+// the first operation of TestPartitionStepRefused's, which runs none).
 var testAdapters struct {
 	once    sync.Once
 	mu      sync.Mutex
@@ -206,7 +210,6 @@ func TestSignalDuringOpen(t *testing.T) {
 // A signal during the run: the report is printed, every export is written
 // whole under its name (no temporary file left), exit 143.
 func TestSignalDuringRun(t *testing.T) {
-	t.Parallel()
 	registerTestAdapters()
 	resetTestDB()
 	dir := t.TempDir()
@@ -256,7 +259,6 @@ func TestSignalDuringRun(t *testing.T) {
 // Partition steps on an adapter that cannot repartition are refused once
 // it is open, before any operation: one line, exit 2.
 func TestPartitionStepRefused(t *testing.T) {
-	t.Parallel()
 	registerTestAdapters()
 	for _, args := range [][]string{
 		{"--at", "2s:partitions=8"},
@@ -282,7 +284,6 @@ func TestPartitionStepRefused(t *testing.T) {
 // A step that fails during the run is told on stderr as one line, and
 // appended to the report and the JSON summary.
 func TestFailedStepReported(t *testing.T) {
-	t.Parallel()
 	registerTestAdapters()
 	dir := t.TempDir()
 	sigs := make(chan os.Signal, 1)

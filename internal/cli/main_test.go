@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +20,10 @@ import (
 
 // childEnv makes the test binary act as benchtop (see TestMain).
 const childEnv = "BENCHTOP_TEST_MAIN"
+
+// parallelTests is how many of the package's parallel tests run at once
+// unless -parallel says otherwise (at least GOMAXPROCS).
+const parallelTests = 16
 
 // TestMain runs the tests, or, in a child started by startChild, says
 // "ready" once the process has started (every package initialised), waits
@@ -38,6 +45,16 @@ func TestMain(m *testing.M) {
 	// The tests send no real signals to themselves: ^C must stop go test,
 	// and its SIGQUIT on a timeout dump the goroutines.
 	signal.Reset(syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP)
+	// The parallel tests mostly wait (for a run's set length, a child
+	// process, a signal's effect), not compute: -parallel's default, one
+	// test per core, ran them two at a time on a 2-core machine. An
+	// explicit -parallel still wins.
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		flag.Set("test.parallel", strconv.Itoa(max(parallelTests, runtime.GOMAXPROCS(0))))
+	}
 	code := m.Run()
 	removeBuilt() // files_test.go
 	os.Exit(code)
@@ -50,6 +67,7 @@ func TestSignalWhileStarting(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"run memory", "run mongodb at a closed port"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			args := append([]string{"run", "memory", "--headless", "-p", "recordcount=1000"}, exportArgs(dir)...)
 			if strings.Contains(name, "mongodb") {

@@ -17,8 +17,9 @@ func TestReportReproducesTheHTMLExport(t *testing.T) {
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
 	var out, errb bytes.Buffer
+	// Paced: flat out the run took the two cores for its 2 s.
 	code := run([]string{"run", "memory", "-p", "recordcount=2000", "-p", "operationcount=0", "-p", "maxexecutiontime=2",
-		"-threads", "2", "--at", "1s:threads=3", "--at", "1500ms:mark=half", "--headless",
+		"-threads", "2", "-target", "2000", "--at", "1s:threads=3", "--at", "1500ms:mark=half", "--headless",
 		"--json", p("r.json"), "--hdr-log", p("r.hlog"), "--timeseries", p("r.csv"), "--html", p("live.html")}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("run exited %d: %s", code, errb.String())
@@ -132,7 +133,7 @@ func TestReportPNGsAreGuarded(t *testing.T) {
 	p := func(name string) string { return filepath.Join(dir, name) }
 	var out, errb bytes.Buffer
 	if code := run([]string{"run", "memory", "-p", "recordcount=100", "-p", "operationcount=0", "-p", "maxexecutiontime=1",
-		"-threads", "1", "--headless", "--json", p("r.json"), "--timeseries", p("r.csv")}, &out, &errb); code != 0 {
+		"-threads", "1", "-target", "2000", "--headless", "--json", p("r.json"), "--timeseries", p("r.csv")}, &out, &errb); code != 0 {
 		t.Fatalf("run exited %d: %s", code, errb.String())
 	}
 	victim := p("victim.txt")

@@ -95,12 +95,17 @@ func secretCases(t *testing.T, dir, addr string) map[string][]map[string]string 
 	}
 }
 
+// The two secret tests are not parallel: a run routes the libraries'
+// logging (the standard logger, go-redis's, charmbracelet/log) into its
+// --log file, process-wide (liblog.Open), and another run in this process
+// meanwhile would take those lines into its own file, or discard them as
+// it closes: a secret a library logs would then be in no file checked.
+
 // Issue 25: no property value marked secret appears in any message: every
 // registered adapter is opened with fake secrets against a closed port on
 // 127.0.0.1 (or refuses them as bad input), and neither stderr, stdout,
 // nor any file the run writes holds the secret.
 func TestNoSecretInAnyMessage(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	addr := closedPort(t)
 	cases := secretCases(t, dir, addr)
@@ -171,7 +176,6 @@ func TestNoSecretInAnyMessage(t *testing.T) {
 // (inert for the memory store) writes none of them: the report, the
 // JSON summary, the time series, the HTML page, the log and stderr.
 func TestNoSecretInAnOutput(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	addr := closedPort(t)
 	all := map[string]string{}
