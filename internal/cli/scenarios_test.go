@@ -35,13 +35,15 @@ func simArgs(extra ...string) []string {
 }
 
 // outcome is one scenario's run: its exit status, streams, JSON summary
-// (typed and raw, to tell null from 0) and HTML model.
+// (typed and raw, to tell null from 0), HTML model, and how late the
+// machine woke this process while it ran.
 type outcome struct {
 	code           int
 	stdout, stderr string
 	sum            report.Summary
 	raw            map[string]any
 	page           *htmlreport.Report
+	wake           *wakeups
 }
 
 // runScenario runs args with --json and builds the HTML page's model from
@@ -50,7 +52,9 @@ func runScenario(t *testing.T, args []string) *outcome {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "run.json")
 	var out, errb bytes.Buffer
-	o := &outcome{code: run(append(args, "--json", path), &out, &errb), stdout: out.String(), stderr: errb.String()}
+	wake := watchWakeups()
+	o := &outcome{code: run(append(args, "--json", path), &out, &errb), stdout: out.String(), stderr: errb.String(), wake: wake}
+	wake.stop()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Logf("no JSON summary (exit %d): %v\nstderr:\n%s", o.code, err, o.stderr)
@@ -209,23 +213,37 @@ func (o *outcome) rawSegment(i int) map[string]any {
 }
 
 func TestScenarios(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the scenarios run the sim model server for about a minute")
-	}
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("the scenarios run the sim model server for up to 8 s each")
+	}
 	cases := []struct {
-		name  string // the case of the issue's "Why" it answers
-		args  []string
-		code  int
-		check func(t *testing.T, o *outcome)
+		name string // the case of the issue's "Why" it answers
+		args []string
+		code int
+		// margin, when set, is how long the machine may hold the process
+		// up at once (wakeups) before the case's timing is no longer
+		// what it set up; kept says what it protects. A case run on a
+		// machine that held it up longer is skipped, saying so.
+		margin time.Duration
+		kept   string
+		check  func(t *testing.T, o *outcome)
 	}{
 		{
 			// `--sweep threads=1,2,4,8 --step 3s` marked a slower segment
 			// best; only one segment had 3 steady intervals.
 			name: "a sweep too short to judge is lengthened, and best is the fastest segment",
-			args: simArgs("-threads", "100", "--sweep", "target=400,800,1200", "--step", "500ms"),
+			// At 500 ms intervals: each segment is lengthened to the 5
+			// intervals a judgement needs, no more, so a tick an interval
+			// late is lost (the segment "too short"), and a client S
+			// behind its schedule moves S x target operations into a
+			// segment's steady part (15 % of its 2 s is 300 ms). At 250 ms
+			// intervals a loaded machine's lag made 400 ops/s 466.
+			args:   simArgs("-threads", "100", "-p", "status.interval=500ms", "--sweep", "target=400,800,1200", "--step", "500ms"),
+			margin: 200 * time.Millisecond,
+			kept:   "that keeps each segment's intervals and rate",
 			check: func(t *testing.T, o *outcome) {
-				o.has(t, "stderr", "--step 500ms is shorter than a segment needs to be judged best or knee (1.25s at this status.interval): each value runs 1.25s")
+				o.has(t, "stderr", "--step 500ms is shorter than a segment needs to be judged best or knee (2.5s at this status.interval): each value runs 2.5s")
 				for _, target := range []float64{400, 800, 1200} {
 					g := o.segment(t, "→"+strconv.Itoa(int(target)))
 					if g.State != string(marks.Qualified) || g.Intervals < marks.MinIntervals {
@@ -244,17 +262,21 @@ func TestScenarios(t *testing.T) {
 		},
 		{
 			// A faster segment too short to judge: best undecided, and why.
-			// It holds 0.75 s, 3 status intervals of 250 ms: one or two
-			// steady ones after its transition, fewer than the rules need,
-			// and never none (a row of no steady interval shows no faster
-			// configuration: at 0.5 s a late tick on a loaded machine left
-			// it none, and best was decided).
-			name: "a faster segment too short to judge leaves best undecided, and the report says why",
-			args: simArgs("-threads", "100", "-target", "600", "--at", "3s:target=1500", "--at", "3750ms:target=800", "--duration", "6750ms"),
+			// It holds 0.75 s from 3.125 s, half an interval off the
+			// status ticks (every 250 ms): the ticks at 3.25, 3.5 and
+			// 3.75 s end its transition and two steady intervals, fewer
+			// than the rules need, unless the machine moves a tick and a
+			// step 125 ms against each other. (Its steps on the ticks, at
+			// 3 s and 3.75 s, raced them: a tick late on a loaded machine
+			// gave it three steady intervals, and it was judged best.)
+			name:   "a faster segment too short to judge leaves best undecided, and the report says why",
+			args:   simArgs("-threads", "100", "-target", "600", "--at", "3125ms:target=1500", "--at", "3875ms:target=800", "--duration", "6750ms"),
+			margin: 100 * time.Millisecond,
+			kept:   "that keeps its steps half an interval off the ticks",
 			check: func(t *testing.T, o *outcome) {
 				short := o.segment(t, "600→1500")
 				if short.State != string(marks.TooShort) || short.Best {
-					t.Errorf("the 0.5 s segment: state %q best %v", short.State, short.Best)
+					t.Errorf("the 0.75 s segment: state %q best %v", short.State, short.Best)
 				}
 				want := "best undecided: segment " + strconv.Itoa(short.Index) + " was faster"
 				if !strings.Contains(o.sum.SegmentsNote, want) || !strings.Contains(o.sum.SegmentsNote, "held only") {
@@ -281,10 +303,15 @@ func TestScenarios(t *testing.T) {
 		{
 			// Redis killed mid-run: 9.11K ops/s in the header, p99 0, the knee
 			// on the outage, capacity advice from it, exit 0, ops>400 passed.
+			// The marks lie 125 ms inside the outage (2 s to 4 s on the
+			// sim's clock): a mark on its edge that a loaded machine set
+			// late put successful operations in the outage's segment.
 			name: "an outage mid-run: no goodput and no latency in it, never best or knee, exit 1",
 			args: simArgs("-threads", "100", "-target", "1000", "-p", "sim.outage=2s:2s",
-				"--at", "2s:mark=down", "--at", "4s:mark=up", "--duration", "6s", "--threshold", "ops>400"),
-			code: exitFailure,
+				"--at", "2125ms:mark=down", "--at", "3875ms:mark=up", "--duration", "6s", "--threshold", "ops>400"),
+			code:   exitFailure,
+			margin: 100 * time.Millisecond,
+			kept:   "that keeps its marks inside the outage",
 			check: func(t *testing.T, o *outcome) {
 				o.has(t, "stderr", "run phase: outage: no operation succeeded from 00:0", "unavailable")
 				o.has(t, "stdout", "# outage: no operation succeeded from 00:0", "failed/s", "(errors)", "# pass  ops>400")
@@ -402,6 +429,9 @@ func TestScenarios(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			o := runScenario(t, c.args)
+			if c.margin > 0 {
+				o.wake.keptUp(t, c.margin, c.kept)
+			}
 			if o.code != c.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", o.code, c.code, o.stderr)
 			}
@@ -454,12 +484,18 @@ func TestKneeOracle(t *testing.T) {
 }
 
 // The intended p99 of a run with a stall is the stall's arithmetic, as
-// the model predicts it, within 10 %.
+// the model predicts it, within 10 %, and no more above it than the
+// machine held the process up: the model's queue is exact whatever the
+// machine, but the operations at the p99 (those that waited out the
+// stall) return when the process runs, late by a hold-up that comes as
+// they are due (a 500 ms one made the p99 1.24 times the model's; on a
+// quiet machine it is 0.998 to 1.002). A hold-up longer than the 10 %
+// itself leaves nothing to judge: the test is skipped, saying so.
 func TestStallOracle(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a 6 s run on the sim model server")
 	}
-	t.Parallel()
 	props := adapters.Properties{"sim.capacity": "2000", "sim.latency": "10ms", "sim.stall": "2s:1s"}
 	cfg, err := sim.ReadConfig(props)
 	if err != nil {
@@ -475,14 +511,17 @@ func TestStallOracle(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := float64(p.Intended(0.99)) / 1e3
+	o.wake.keptUp(t, time.Duration(0.1*want)*time.Microsecond, "that the stall's arithmetic allows (10 %)")
+	held := float64(o.wake.worst) / 1e3 // µs
 	for _, op := range o.sum.Operations {
 		if op.Intended == nil || op.Intended.P99US == nil {
 			t.Fatalf("%s: no intended p99", op.Name)
 		}
 		got := *op.Intended.P99US
 		t.Logf("%s intended p99 %.0f µs, the model's %.0f µs (%.3f)", op.Name, got, want, got/want)
-		if got < 0.9*want || got > 1.1*want {
-			t.Errorf("%s intended p99 %.0f µs, the stall's arithmetic %.0f µs: not within 10 %%", op.Name, got, want)
+		if got < 0.9*want || got > 1.1*want+held {
+			t.Errorf("%s intended p99 %.0f µs, the stall's arithmetic %.0f µs: not within 10 %% (and the %.0f µs the machine held the process up)",
+				op.Name, got, want, held)
 		}
 	}
 }
@@ -490,10 +529,10 @@ func TestStallOracle(t *testing.T) {
 // A run that holds an outage exits 1 even when a signal stops it: the
 // policy's precedence (1 before the signals).
 func TestOutageBeforeASignalExitsOne(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a 3 s run on the sim model server")
 	}
-	t.Parallel()
 	sigs := make(chan os.Signal, 1)
 	go func() {
 		time.Sleep(3 * time.Second)
