@@ -120,7 +120,10 @@ func (sg *segments) close(at time.Time, latestCPU float64) {
 		s.cpuSum, s.cpuN = latestCPU, 1
 	}
 	sg.fill(s, at)
-	if s.Ops > 0 || s.Errors > 0 || s.set.CutOff > 0 || (sg.rateKey != "" && s.OpsPerSec > 0) {
+	// A segment in which nothing ran is dropped (the instant between two
+	// steps at once), unless it was a pause: a pause that no operation in
+	// flight outlived is still a configuration held.
+	if s.Ops > 0 || s.Errors > 0 || s.set.CutOff > 0 || (sg.rateKey != "" && s.OpsPerSec > 0) || (s.Paused && s.End > s.Start) {
 		s.Index = len(sg.closed) + 1
 		sg.closed = append(sg.closed, s.Segment)
 	}

@@ -184,3 +184,33 @@ func TestMoreThreadsOnlyWhereThreadsHelp(t *testing.T) {
 		})
 	}
 }
+
+// A pause in which no operation ran (a fast store has none in flight
+// when it begins) is still a segment, paused; the instant between two
+// changes at once, in which nothing ran, is none.
+func TestAnEmptyPauseIsASegment(t *testing.T) {
+	start := time.Now()
+	sg := segments{runStart: start}
+	ctl := Controls{Threads: 1, Partitions: 1, Target: 1000}
+	sg.begin("run phase", ctl)
+	run := &measure.Set{Ops: 100}
+	for range 100 {
+		run.Record(measure.Slot(0, measure.OK), int64(time.Millisecond))
+	}
+	sg.add(run)
+	sg.close(start.Add(time.Second), -1)
+	ctl.Paused = true
+	sg.begin("paused", ctl)
+	sg.open.startT = start.Add(time.Second)
+	sg.open.Start = time.Second
+	sg.close(start.Add(2*time.Second), -1)
+	ctl.Paused = false
+	sg.begin("instant", ctl)
+	sg.open.startT = start.Add(2 * time.Second)
+	sg.open.Start = 2 * time.Second
+	sg.close(start.Add(2*time.Second), -1)
+	tab, _ := sg.table(start.Add(2*time.Second), true)
+	if len(tab) != 2 || tab[1].Label != "paused" || !tab[1].Paused || tab[1].State != marks.Paused || tab[1].Ops != 0 || tab[1].HasLatency {
+		t.Errorf("segments %+v: want the run phase and the empty pause, paused, no latency", tab)
+	}
+}
