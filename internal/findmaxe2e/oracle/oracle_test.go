@@ -116,12 +116,14 @@ func TestFindMaxTwoSLOs(t *testing.T) {
 	}
 	f := oracleForm()
 	props := map[string]string{"sim.servers": "500", "sim.latency": f.d(100 * time.Millisecond).String()}
-	bounds := []time.Duration{f.d(700 * time.Millisecond), f.d(1000 * time.Millisecond)}
+	// The subtests are named by the long form's bounds in both forms.
+	bounds := []time.Duration{700 * time.Millisecond, 1000 * time.Millisecond}
 	got, lo, hi := make([]float64, 2), make([]float64, 2), make([]float64, 2)
 	t.Run("slos", func(t *testing.T) {
-		for i, b := range bounds {
-			t.Run(b.String(), func(t *testing.T) {
+		for i, long := range bounds {
+			t.Run(long.String(), func(t *testing.T) {
 				t.Parallel()
+				b := f.d(long)
 				r := findmaxe2e.Sim(t, props, 200, "p99<"+b.String(), f.args(5*time.Minute)...)
 				if r.Code != findmaxe2e.ExitUntrusted || r.Capacity.Trusted {
 					t.Errorf("exit status %d, trusted %v: want %d, the threads the limit", r.Code, r.Capacity.Trusted, findmaxe2e.ExitUntrusted)
