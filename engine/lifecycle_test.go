@@ -19,6 +19,9 @@ import (
 // the deadline waited in the same select as the status tick, and a run
 // of 10 s reported up to 16 s.
 func TestDeadlineHoldsWhenSamplingIsSlow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a sampling hook that sleeps 2.5 s (go test -short skips it)")
+	}
 	t.Parallel()
 	db := &fakeDB{}
 	cfg := testConfig(t, "run", map[string]string{"threadcount": "2", "maxexecutiontime": "1", "operationcount": "0"})
@@ -59,6 +62,9 @@ func TestDeadlineHoldsWhenSamplingIsSlow(t *testing.T) {
 // A slow snapshot hook keeps a tick ready whenever the deadline comes, so
 // each run has even odds of the case.
 func TestLastIntervalEndsAfterTheTickBeforeIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four runs of 0.5 s with slow hooks (go test -short skips it)")
+	}
 	t.Parallel()
 	for run := range 4 {
 		db := &fakeDB{}
@@ -91,6 +97,9 @@ func TestLastIntervalEndsAfterTheTickBeforeIt(t *testing.T) {
 // merged, they equal the phase's cumulative measurements exactly, and a
 // snapshot survives encoding.
 func TestIntervalDataMergesToCumulative(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 2 s paced run (go test -short skips it)")
+	}
 	t.Parallel()
 	db := &fakeDB{}
 	cfg := testConfig(t, "run", map[string]string{"threadcount": "3", "operationcount": "40000", "target": "20000"})

@@ -136,6 +136,9 @@ func TestUnauthenticatedClosedAtDeadline(t *testing.T) {
 // A coordinator that authenticated holds the agent; another that has the
 // token is then refused as busy, after proving it, and nothing else is.
 func TestBusyOnlyAfterAuthentication(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fleet runs of seconds (go test -short skips it)")
+	}
 	t.Parallel()
 	addr, _ := serveAgent(t, AgentConfig{}, nil)
 	// The first coordinator authenticates and stays (no run sent yet).
@@ -184,6 +187,9 @@ func TestBusyOnlyAfterAuthentication(t *testing.T) {
 // plain agent, says which in one line; the agents log it, and a real
 // run works afterwards.
 func TestTLSMismatchDetected(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fleet runs of seconds (go test -short skips it)")
+	}
 	t.Parallel()
 	cert, pool := selfSigned(t)
 	tlsAgent, tlsLog := serveAgent(t, AgentConfig{}, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})

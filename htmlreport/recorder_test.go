@@ -21,6 +21,9 @@ import (
 // interval times at every millisecond offset exercise the files'
 // rounding (three decimals, times truncated to a ms by the log reader).
 func TestRecorderKeepsWhatTheExportsHold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("400 intervals of histograms, 5 s of CPU (go test -short skips it)")
+	}
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 11))
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(rng.Int64N(int64(time.Second))))

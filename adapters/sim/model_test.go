@@ -193,6 +193,9 @@ func TestMaxRateConst(t *testing.T) {
 // wide (the seed's p99 jumps by 40 ms between neighbouring rates); for
 // one exponential server over 30 s it is narrow.
 func TestBand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the model searched on a grid, 2-4 s of CPU (go test -short skips it)")
+	}
 	p99 := func(m Model, l Load, rate float64) time.Duration {
 		l.Rate = rate
 		return predict(t, m, l).Intended(0.99)

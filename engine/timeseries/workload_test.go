@@ -209,6 +209,9 @@ func TestFlushIntervalSendsPartialBatches(t *testing.T) {
 // long against the time to build a batch (microseconds, milliseconds on a
 // busy machine), so the fractions hold under load.
 func TestBackpressure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a server held back for seconds (go test -short skips it)")
+	}
 	t.Parallel()
 	slow := newFakeLP()
 	slow.delay = 200 * time.Millisecond
@@ -289,6 +292,9 @@ func TestHTTPErrorsByStatusAndRetry(t *testing.T) {
 // with 1,500 (under 4 intervals) a step on a loaded machine could hold
 // none and be left out of the table.
 func TestSweepTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a sweep of several seconds (go test -short skips it)")
+	}
 	t.Parallel()
 	db := newFakeLP()
 	db.delay = 2 * time.Millisecond

@@ -79,6 +79,9 @@ func writeCert(t *testing.T, dir string) (certFile, keyFile string) {
 // process, plain and TLS; a real coordinator process runs all the same,
 // and the agent never calls itself busy.
 func TestAgentIdleSocketsCannotHoldIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("idle sockets held against an agent for seconds (go test -short skips it)")
+	}
 	t.Parallel()
 	bin := builtBenchtop(t)
 	cert, key := writeCert(t, t.TempDir())
@@ -115,6 +118,9 @@ func TestAgentIdleSocketsCannotHoldIt(t *testing.T) {
 // --tls-ca against a plain one, says which in one line (exit 1: the agent
 // could not be brought into the run).
 func TestAgentTLSMismatchSaid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("agents and coordinators that mismatch TLS, for seconds (go test -short skips it)")
+	}
 	t.Parallel()
 	bin := builtBenchtop(t)
 	cert, key := writeCert(t, t.TempDir())

@@ -27,6 +27,9 @@ func baselineFiles(t *testing.T, dir string) (jsonPath, csvPath string) {
 // Bad --baseline files: one line naming the flag and the file, exit 2,
 // before anything runs.
 func TestBaselineBadInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs of 2 s (go test -short skips it)")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	base, csv := baselineFiles(t, dir)
@@ -85,6 +88,9 @@ func TestBaselineBadInput(t *testing.T) {
 // A run with --baseline: its HTML report is the comparison, its JSON names
 // the baseline, and the text report ends with the "# baseline:" line.
 func TestBaselineInTheReports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs of 2 s (go test -short skips it)")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	base, csv := baselineFiles(t, dir)

@@ -16,6 +16,9 @@ import (
 // JSON and the HTML page, shows them, so that the rows, the lost one's
 // included, add up to the merged totals.
 func TestLostAgentIsAccountedFor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an agent is killed in a 4 s fleet run (go test -short skips it)")
+	}
 	t.Parallel()
 	bin := builtBenchtop(t)
 	dir := t.TempDir()

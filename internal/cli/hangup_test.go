@@ -182,6 +182,9 @@ var runArgs = []string{"run", "memory", "-target", "2000", "-p", "recordcount=20
 // would have: exit status 0, the report, every export whole. The run
 // goes on after the signal (its CSV grows): the signal came mid-run.
 func TestHangupHeadlessRunEndsAsItWould(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 5 s run after SIGHUP (go test -short skips it)")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	s := startIn(t, dir, t.TempDir(), append(runArgs, "--headless", "-s", "-p", "maxexecutiontime=5")...)
@@ -202,6 +205,9 @@ func TestHangupHeadlessRunEndsAsItWould(t *testing.T) {
 // A headless run with no end goes on after SIGHUP until SIGTERM: 143,
 // the report, every export whole.
 func TestHangupHeadlessRunWithNoEndGoesOn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the run is watched going on for seconds after SIGHUP (go test -short skips it)")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	s := startIn(t, dir, t.TempDir(), append(runArgs, "--headless", "-s")...)
@@ -223,6 +229,9 @@ func TestHangupHeadlessRunWithNoEndGoesOn(t *testing.T) {
 // SIGQUIT stops a run as SIGTERM does, with exit status 131: the report,
 // every export whole, no temporary file, no goroutine dump.
 func TestSIGQUITStopsWithTheReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a run of the binary waited for until its run phase (go test -short skips it)")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	s := startIn(t, dir, t.TempDir(), append(runArgs, "--headless", "-s")...)
@@ -352,6 +361,9 @@ func listed(t *testing.T, xdg string, pid int) string {
 // run's status, the run with its own (0), and the report file, named in
 // the JSON, is beside the exports with no temporary file left.
 func TestHangupOnTheScreenThenAttach(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a run on a pseudo-terminal, hung up and attached again, for seconds (go test -short skips it)")
+	}
 	t.Parallel()
 	dir, xdg := t.TempDir(), t.TempDir()
 	stderr := &lockedBuf{}
@@ -405,6 +417,9 @@ func TestHangupOnTheScreenThenAttach(t *testing.T) {
 // it would have, with its own exit status; its lines go to --log and its
 // report to a file in the working directory (no exports folder).
 func TestHangupOnTheScreenRunWithAnEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 4 s run on a pseudo-terminal (go test -short skips it)")
+	}
 	t.Parallel()
 	dir, xdg := t.TempDir(), t.TempDir()
 	run := startOnTerminal(t, dir, xdg, nil, "run", "memory", "-target", "2000", "-p", "recordcount=200", "-p", "operationcount=0",

@@ -67,6 +67,9 @@ func TestMetricsAddressInUse(t *testing.T) {
 // runs and lingers until scraped twice more after its report: not until
 // --metrics-linger (an hour here) ends it.
 func TestMetricsServedDuringTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 2 s run scraped while it goes on (go test -short skips it)")
+	}
 	t.Parallel()
 	pr, pw := io.Pipe()
 	var out strings.Builder

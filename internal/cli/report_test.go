@@ -13,6 +13,9 @@ import (
 // `benchtop report` on a run's JSON, HDR log and CSV writes the very page
 // that --html wrote at the end of that run.
 func TestReportReproducesTheHTMLExport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs of seconds (go test -short skips it)")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }

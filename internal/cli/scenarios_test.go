@@ -492,6 +492,9 @@ func TestKneeOracle(t *testing.T) {
 // quiet machine it is 0.998 to 1.002). A hold-up longer than the 10 %
 // itself leaves nothing to judge: the test is skipped, saying so.
 func TestStallOracle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a run of several seconds through a stall of the model (go test -short skips it)")
+	}
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("a 6 s run on the sim model server")
