@@ -276,6 +276,12 @@ func roundingUnit(rate, prec float64) float64 {
 	return math.Pow(10, math.Ceil(math.Log10(rate))-float64(digits))
 }
 
+// Crowded tells whether the search saw the host's cores busy with a load
+// not its own (engine/findmax's client rule: the host's CPU full while
+// benchtop's share of it was not): then which limit it flags, the
+// client's or the threads', says more of the machine than of the model.
+func (r *Run) Crowded() bool { return strings.Contains(r.Stderr, "another load shares them") }
+
 // AnswerProbe is the probe that passed at the answer's rate.
 func (r *Run) AnswerProbe(t *testing.T) findmax.Probe {
 	t.Helper()

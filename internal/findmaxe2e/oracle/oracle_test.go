@@ -133,7 +133,14 @@ func TestFindMaxTwoSLOs(t *testing.T) {
 					threads = threads || why.Kind == findmax.ReasonThreads
 				}
 				if !threads {
-					t.Errorf("reasons %v: the threads not named", r.Capacity.Reasons)
+					if r.Crowded() {
+						// Two busy loops beside the test: the search saw
+						// them and named the client (8,700 ops/s, benchtop
+						// at 15 % of the cores).
+						defer t.Skipf("reasons %v: another load on the cores was flagged, not the threads: too loaded to tell the threads' limit", r.Capacity.Reasons)
+					} else {
+						t.Errorf("reasons %v: the threads not named", r.Capacity.Reasons)
+					}
 				}
 				if !strings.Contains(r.Stderr, "find-max: the answer cannot be trusted: ") {
 					t.Errorf("no stderr line saying why: %s", r.Stderr)
@@ -180,7 +187,7 @@ func TestFindMaxClientSaturated(t *testing.T) {
 		cond = "p99<300ms"
 	}
 	r := findmaxe2e.Sim(t, props, 200, cond, f.args(90*time.Second)...)
-	if r.Code != findmaxe2e.ExitUntrusted && strings.Contains(r.Stderr, "another load shares them") {
+	if r.Code != findmaxe2e.ExitUntrusted && r.Crowded() {
 		// The search saw the host's cores busy with work not its own
 		// (two busy loops: benchtop had 1 % of them, and failed 16 ops/s):
 		// its client's own saturation cannot be told apart from it.
