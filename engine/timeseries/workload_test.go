@@ -24,6 +24,12 @@ var sharedHost = host.NewSampler()
 // during, if not nil, runs once the run phase started (live controls).
 func run(t *testing.T, db adapters.DB, props map[string]string, during func(r *engine.Runner)) ([]*engine.PhaseResult, []*engine.Snapshot, *Result) {
 	t.Helper()
+	return runWatched(t, db, props, nil, during)
+}
+
+// runWatched is run with watch called on each snapshot as it comes.
+func runWatched(t *testing.T, db adapters.DB, props map[string]string, watch func(*engine.Snapshot), during func(r *engine.Runner)) ([]*engine.PhaseResult, []*engine.Snapshot, *Result) {
+	t.Helper()
 	p := map[string]string{"workload": Name, "status.interval": "100ms"}
 	for k, v := range props {
 		p[k] = v
@@ -40,9 +46,16 @@ func run(t *testing.T, db adapters.DB, props map[string]string, during func(r *e
 	started := make(chan struct{})
 	var once sync.Once
 	r, err := engine.New(cfg, db, engine.Options{
-		Host:       sharedHost,
-		OnSnapshot: []func(*engine.Snapshot){func(s *engine.Snapshot) { mu.Lock(); snaps = append(snaps, s); mu.Unlock() }},
-		OnPhase:    []func(engine.Phase){func(engine.Phase) { once.Do(func() { close(started) }) }},
+		Host: sharedHost,
+		OnSnapshot: []func(*engine.Snapshot){func(s *engine.Snapshot) {
+			mu.Lock()
+			snaps = append(snaps, s)
+			mu.Unlock()
+			if watch != nil {
+				watch(s)
+			}
+		}},
+		OnPhase: []func(engine.Phase){func(engine.Phase) { once.Do(func() { close(started) }) }},
 	})
 	if err != nil {
 		t.Fatalf("engine.New: %v", err)
@@ -285,12 +298,15 @@ func TestHTTPErrorsByStatusAndRetry(t *testing.T) {
 // table, and the runner's segments carry the one rate, records
 // acknowledged per second, as their throughput (not as an extra column
 // beside ops/s), and mb_per_sec.
-// The changes come after a count of stored records, not after a sleep, so
-// every segment has records however busy the machine; rates are not
-// asserted (benchmarks measure them). Each step holds 4,000 records (about
-// 10 status intervals at the target): a row needs a steady interval, and
-// with 1,500 (under 4 intervals) a step on a loaded machine could hold
-// none and be left out of the table.
+// The changes come after events, not after sleeps, so every step has a
+// row however busy the machine: each step holds 4,000 records and
+// three intervals in a row in which all its writers wrote (a row's
+// first interval holds the change; the table takes a row's steady
+// intervals, those after it). On a machine loaded enough (the race
+// detector in CI beside other packages) a writer can miss a whole
+// 100 ms interval, and a step timed by the clock alone was left with
+// no steady interval and no row. Rates are not asserted (benchmarks
+// measure them).
 func TestSweepTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a sweep of several seconds (go test -short skips it)")
@@ -304,23 +320,45 @@ func TestSweepTable(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	const step = 4000
-	// Each step also lasts at least a second (10 status intervals): on a
-	// machine loaded enough (the race detector in CI beside other
-	// packages) the last step's records came in a burst of under two
-	// intervals, none of them steady, and its row was left out.
-	const minStep = time.Second
-	res, _, r := run(t, db, map[string]string{"threadcount": "1", "batch.size": "500", "target": "4000"}, func(rn *engine.Runner) {
-		base := db.stored()
-		began := time.Now()
-		for i, n := range []int{2, 4} {
-			waitStored(base + int64(i+1)*step)
-			time.Sleep(time.Until(began.Add(minStep)))
-			_ = rn.SetThreads(n)
-			began = time.Now()
+	// run of intervals in a row with the same number of writers active.
+	var mu sync.Mutex
+	var runOf, runLen int
+	watch := func(s *engine.Snapshot) {
+		n, ok := s.Workload.Figure("writers")
+		if !ok {
+			return
 		}
-		waitStored(base + 3*step)
-		time.Sleep(time.Until(began.Add(minStep)))
+		mu.Lock()
+		defer mu.Unlock()
+		if int(n) == runOf {
+			runLen++
+		} else {
+			runOf, runLen = int(n), 1
+		}
+	}
+	waitSteady := func(writers int) {
+		deadline := time.Now().Add(time.Minute)
+		for time.Now().Before(deadline) {
+			mu.Lock()
+			ok := runOf == writers && runLen >= 3
+			mu.Unlock()
+			if ok {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Errorf("no three intervals in a row with %d writers in a minute", writers)
+	}
+	const step = 4000
+	res, _, r := runWatched(t, db, map[string]string{"threadcount": "1", "batch.size": "500", "target": "4000"}, watch, func(rn *engine.Runner) {
+		base := db.stored()
+		for i, n := range []int{1, 2, 4} {
+			waitStored(base + int64(i+1)*step)
+			waitSteady(n)
+			if n < 4 {
+				_ = rn.SetThreads(2 * n)
+			}
+		}
 		rn.Stop()
 	})
 	var writers []int
