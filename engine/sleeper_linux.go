@@ -48,16 +48,6 @@ func (s *sleeper) arm(at int64) {
 	_ = unix.TimerfdSettime(s.fd, unix.TFD_TIMER_ABSTIME, &spec, nil)
 }
 
-// disarm stops the timer: the next sleep lasts until an arm.
-func (s *sleeper) disarm() {
-	if s.fd < 0 {
-		s.nap.disarm()
-		return
-	}
-	var spec unix.ItimerSpec
-	_ = unix.TimerfdSettime(s.fd, unix.TFD_TIMER_ABSTIME, &spec, nil)
-}
-
 // sleep returns once the time armed has come (at once if it has), or
 // after an arm for a time that has. It may return early (EINTR).
 func (s *sleeper) sleep() {

@@ -26,9 +26,6 @@ func newNapper() *napper {
 // arm sets the time to wake at (nanotime's clock; at <= 0: at once).
 func (n *napper) arm(at int64) { n.set(max(at, 0)) }
 
-// disarm: the next sleep lasts until an arm.
-func (n *napper) disarm() { n.set(math.MaxInt64) }
-
 func (n *napper) set(at int64) {
 	n.due.Store(at)
 	select {

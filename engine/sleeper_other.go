@@ -9,7 +9,6 @@ type sleeper struct{ nap *napper }
 
 func newSleeper() *sleeper      { return &sleeper{nap: newNapper()} }
 func (s *sleeper) arm(at int64) { s.nap.arm(at) }
-func (s *sleeper) disarm()      { s.nap.disarm() }
 func (s *sleeper) sleep()       { s.nap.sleep() }
 func (s *sleeper) release()     {}
 

@@ -66,13 +66,6 @@ func (g *gate) admit(c net.Conn) *pending {
 	return p
 }
 
-// waitingCount is how many connections have not authenticated yet.
-func (g *gate) waitingCount() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.waiting.Len()
-}
-
 // authenticated takes p out of the waiting and, when no other
 // coordinator runs here, makes it the one: its deadline is lifted and
 // release frees the agent again. A busy agent returns a *busyError.

@@ -86,16 +86,6 @@ func (r *Recorder) Interval(phase engine.Phase, names []string, start, end time.
 	}
 }
 
-// Report builds the report of the run so far from the results and the
-// recorded series.
-func (r *Recorder) Report(results []*engine.PhaseResult, info engine.Info) (*Report, error) {
-	run, err := r.Run(results, info)
-	if err != nil {
-		return nil, err
-	}
-	return Build(run), nil
-}
-
 // Compare builds the report of the run so far against a baseline run, as
 // `benchtop report --compare` does; the names label both runs.
 func (r *Recorder) Compare(base *Run, baseName, runName string, results []*engine.PhaseResult, info engine.Info) (*Report, error) {

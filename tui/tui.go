@@ -44,7 +44,7 @@ type Options struct {
 	// final one (Done=true).
 	Snapshots <-chan *engine.Snapshot
 	Control   engine.Controller
-	// Theme is a name from ThemeNames; "" is the default.
+	// Theme is a name from themes.Names; "" is the default.
 	Theme string
 	// SaveReport writes the report files now and returns where, shortly.
 	SaveReport func() (string, error)
@@ -88,9 +88,6 @@ type DemoStep struct {
 	Kind, To string
 	Caption  string // e.g. "threads 2 → 8: more threads than cores"
 }
-
-// ThemeNames lists the theme names Options.Theme accepts.
-func ThemeNames() []string { return themes.Names() }
 
 // drainFor bounds how long Run waits for the engine to close the snapshot
 // channel after stopping it.

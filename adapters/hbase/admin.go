@@ -2,12 +2,10 @@ package hbase
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
-	"time"
 
 	"benchtop/adapters/hbase/thrift2"
 )
@@ -87,30 +85,4 @@ func (db *DB) CreateTable(ctx context.Context, table string, regions int) error 
 		return fmt.Errorf("create table %q (family %q, %d regions): %w", table, db.cfg.Family, regions, classify(err))
 	}
 	return nil
-}
-
-// WaitCreateTable is CreateTable retried until it works or wait has
-// passed: a freshly started HBase refuses (PleaseHoldException and the
-// like, as TIOError) until its master has initialised. It is what the CI
-// script uses to know that HBase is ready.
-func WaitCreateTable(ctx context.Context, addr, table, family string, regions int, wait time.Duration) error {
-	db := &DB{cfg: Config{Addr: addr, Family: family, ConnectTimeout: 5 * time.Second, Timeout: 60 * time.Second, MaxIdle: time.Minute}, family: []byte(family)}
-	db.wholeFamily = []*thrift2.TColumn{{Family: db.family}}
-	db.pool = newPool(db.cfg)
-	defer db.pool.close()
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	var last error
-	for {
-		err := db.CreateTable(ctx, table, regions)
-		if err == nil {
-			return nil
-		}
-		last = err
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("gave up after %v: %w", wait, errors.Join(last, ctx.Err()))
-		case <-time.After(time.Second):
-		}
-	}
 }

@@ -67,18 +67,6 @@ func (st *store) scan(table, start string, count int, fields []string, dst []ada
 	return dst
 }
 
-// has reports whether key exists.
-func (st *store) has(table, key string) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	t := st.table(table, false)
-	if t == nil {
-		return false
-	}
-	_, ok := t.Get(key)
-	return ok
-}
-
 // insert writes a record, replacing any with the same key.
 func (st *store) insert(table, key string, values []adapters.Field) {
 	rec := merge(nil, values)

@@ -349,6 +349,3 @@ func appendValue(b []byte, r uint64) []byte {
 	d[0] = byte('0' + ip/10)
 	return append(b, d[:]...)
 }
-
-// timestamp returns the timestamp of point seq in precision units.
-func (g *lineGen) timestamp(seq int64) int64 { return g.start + (seq/g.series)*g.stepUnits }

@@ -150,9 +150,6 @@ func Start(opts Options) (*Server, error) {
 // Addr is the address the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
-// HostKeyPath is where the host key is kept.
-func (s *Server) HostKeyPath() string { return s.hostKey }
-
 // Viewers is how many sessions watch now.
 func (s *Server) Viewers() int { return int(s.viewers.Load()) }
 

@@ -8,11 +8,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
+	"benchtop/adapters"
 	"benchtop/adapters/hbase"
 )
 
@@ -28,9 +31,33 @@ func main() {
 		os.Exit(2)
 	}
 	t0 := time.Now()
-	if err := hbase.WaitCreateTable(context.Background(), *addr, *table, *family, *regions, *wait); err != nil {
+	if err := waitCreate(*addr, *table, *family, *regions, *wait); err != nil {
 		fmt.Fprintf(os.Stderr, "hbasetable: %v\n", err)
 		os.Exit(1)
 	}
 	fmt.Fprintf(os.Stderr, "hbasetable: table %s (family %s, %d regions) ready after %v\n", *table, *family, *regions, time.Since(t0).Round(100*time.Millisecond))
+}
+
+// waitCreate opens the adapter with hbase.createtable=true until it works
+// or wait has passed: a freshly started HBase refuses (PleaseHoldException
+// and the like) until its master has initialised.
+func waitCreate(addr, table, family string, regions int, wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	props := adapters.Properties{
+		hbase.PropAddr: addr, hbase.PropTable: table, hbase.PropColumnFamily: family,
+		hbase.PropCreateTable: "true", hbase.PropRegions: strconv.Itoa(regions),
+		hbase.PropTimeout: "60s",
+	}
+	for {
+		db, err := hbase.Open(ctx, props)
+		if err == nil {
+			return db.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("gave up after %v: %w", wait, errors.Join(err, ctx.Err()))
+		case <-time.After(time.Second):
+		}
+	}
 }
