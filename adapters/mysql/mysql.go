@@ -28,7 +28,6 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
-	"sync"
 
 	gomysql "github.com/go-sql-driver/mysql"
 
@@ -67,11 +66,9 @@ type DB struct {
 	cols      *jdbc.Columns
 	ph        jdbc.Placeholders
 	pool      *jdbc.Pool[*conn]
-	version   string
-	partsSet  bool
 
-	mu    sync.Mutex // table, and its creation
-	table jdbc.Table
+	// The table, its description and partitions, Prepare and Close.
+	jdbc.Shared
 }
 
 var (
@@ -106,7 +103,7 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		return nil, err
 	}
 	_, partsSet := props["partitions"]
-	db := &DB{cfg: cfg, mycfg: mycfg, batch: batch, cols: jdbc.NewColumns(cfg.FieldPrefix, cfg.Fields), partsSet: partsSet}
+	db := &DB{cfg: cfg, mycfg: mycfg, batch: batch, cols: jdbc.NewColumns(cfg.FieldPrefix, cfg.Fields)}
 	mycfg.DialFunc = dialKeeping
 	if db.connector, err = gomysql.NewConnector(mycfg); err != nil {
 		return nil, &adapters.ConfigError{Key: jdbc.PropURL, Value: cfg.Where(), Allowed: "settings the Go MySQL driver takes: " + jdbc.Scrub(err, cfg.Password, mycfg.Passwd).Error()}
@@ -121,9 +118,10 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		db.pool.Close()
 		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(ctx, err))
 	}
+	version := ""
 	rows, err := db.query(ctx, c, "SELECT VERSION()")
 	if err == nil && len(rows) == 1 {
-		db.version = rows[0][0]
+		version = rows[0][0]
 	}
 	t, err := db.inspect(ctx, c)
 	db.pool.Put(c, c.bad)
@@ -131,13 +129,12 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		db.pool.Close()
 		return nil, err
 	}
-	if t.Exists {
-		if err := cfg.Check(t, dialect, partsSet); err != nil {
-			db.pool.Close()
-			return nil, err
-		}
+	db.Shared = jdbc.Shared{Cfg: cfg, Dialect: dialect, PartsSet: partsSet, Name: Name, Server: version,
+		Where: db.where, Create: db.createTable, CloseConns: db.pool.Close}
+	if err := db.SetTable(t); err != nil {
+		db.pool.Close()
+		return nil, err
 	}
-	db.table = t
 	return db, nil
 }
 
@@ -151,56 +148,17 @@ func (db *DB) where() string {
 	return fmt.Sprintf("database %s at %s as %s", db.mycfg.DBName, at, db.mycfg.User)
 }
 
-// Prepare creates the table for a load when it is absent, and refuses a
-// run phase on an absent table.
-func (db *DB) Prepare(ctx context.Context, load bool) error {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if db.table.Exists {
-		return nil
-	}
-	if !load {
-		return db.cfg.Absent(db.where(), Name)
-	}
+// createTable connects and creates the table (Shared.Prepare's Create).
+func (db *DB) createTable(ctx context.Context) (jdbc.Table, error) {
 	c, err := db.get(ctx)
 	if err != nil {
-		return fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
+		return jdbc.Table{}, fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
 	}
 	t, err := db.create(ctx, c)
 	db.pool.Put(c, c.bad)
-	if err != nil {
-		return err
-	}
-	if err := db.cfg.Check(t, dialect, db.partsSet); err != nil {
-		return err
-	}
-	db.table = t
-	return nil
-}
-
-// Describe is the server, its version and the table.
-func (db *DB) Describe() string {
-	db.mu.Lock()
-	t := db.table
-	db.mu.Unlock()
-	return fmt.Sprintf("%s %s (%s), table %s", Name, db.cfg.Where(), db.version, db.cfg.Describe(t))
-}
-
-// Partitions is the table's partitions (1 when it is not partitioned), or
-// those it will have when the load creates it: the run's, fixed while it
-// goes on.
-func (db *DB) Partitions() int {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	return db.cfg.PartitionsOf(db.table)
+	return t, err
 }
 
 // BatchSize is db.batchsize when the load batches (jdbc.batchupdateapi, or
 // jdbc.autocommit=false), else 1.
 func (db *DB) BatchSize() int { return db.batch.Rows }
-
-// Close closes the connections.
-func (db *DB) Close() error {
-	db.pool.Close()
-	return nil
-}

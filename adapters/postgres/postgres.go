@@ -29,7 +29,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -58,17 +57,15 @@ func init() {
 
 // DB is an open adapter: the pool of connections to one server.
 type DB struct {
-	cfg      jdbc.Config
-	pgcfg    *pgconn.Config
-	batch    jdbc.Batch
-	cols     *jdbc.Columns
-	ph       jdbc.Placeholders
-	pool     *jdbc.Pool[*conn]
-	version  string // the server's, for Describe
-	partsSet bool   // the partitions property was given
+	cfg   jdbc.Config
+	pgcfg *pgconn.Config
+	batch jdbc.Batch
+	cols  *jdbc.Columns
+	ph    jdbc.Placeholders
+	pool  *jdbc.Pool[*conn]
 
-	mu    sync.Mutex // table, and its creation
-	table jdbc.Table
+	// The table, its description and partitions, Prepare and Close.
+	jdbc.Shared
 }
 
 var (
@@ -104,7 +101,7 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 	}
 	_, partsSet := props["partitions"]
 	db := &DB{cfg: cfg, pgcfg: pgcfg, batch: batch, cols: jdbc.NewColumns(cfg.FieldPrefix, cfg.Fields),
-		ph: jdbc.Placeholders{Numbered: true}, partsSet: partsSet}
+		ph: jdbc.Placeholders{Numbered: true}}
 	db.pool = jdbc.NewPool(db.dial, func(c *conn) { c.close() })
 	if err := db.pool.Warm(ctx, cfg.Threads); err != nil {
 		db.pool.Close()
@@ -115,20 +112,19 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		db.pool.Close()
 		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(err))
 	}
-	db.version = c.version
+	version := "PostgreSQL " + c.version
 	t, err := db.inspect(ctx, c)
 	db.pool.Put(c, c.bad)
 	if err != nil {
 		db.pool.Close()
 		return nil, err
 	}
-	if t.Exists {
-		if err := cfg.Check(t, dialect, partsSet); err != nil {
-			db.pool.Close()
-			return nil, err
-		}
+	db.Shared = jdbc.Shared{Cfg: cfg, Dialect: dialect, PartsSet: partsSet, Name: Name, Server: version,
+		Where: db.where, Create: db.createTable, CloseConns: db.pool.Close}
+	if err := db.SetTable(t); err != nil {
+		db.pool.Close()
+		return nil, err
 	}
-	db.table = t
 	return db, nil
 }
 
@@ -138,57 +134,17 @@ func (db *DB) where() string {
 	return fmt.Sprintf("database %s at %s:%d as %s", db.pgcfg.Database, db.pgcfg.Host, db.pgcfg.Port, db.pgcfg.User)
 }
 
-// Prepare creates the table for a load when it is absent, and refuses a
-// run phase on an absent table.
-func (db *DB) Prepare(ctx context.Context, load bool) error {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if db.table.Exists {
-		return nil
-	}
-	if !load {
-		return db.cfg.Absent(db.where(), Name)
-	}
+// createTable connects and creates the table (Shared.Prepare's Create).
+func (db *DB) createTable(ctx context.Context) (jdbc.Table, error) {
 	c, err := db.get(ctx)
 	if err != nil {
-		return fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(err))
+		return jdbc.Table{}, fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(err))
 	}
 	t, err := db.create(ctx, c)
 	db.pool.Put(c, c.bad)
-	if err != nil {
-		return err
-	}
-	// Another client (a fleet's agent) may have made it first.
-	if err := db.cfg.Check(t, dialect, db.partsSet); err != nil {
-		return err
-	}
-	db.table = t
-	return nil
-}
-
-// Describe is the server, its version and the table.
-func (db *DB) Describe() string {
-	db.mu.Lock()
-	t := db.table
-	db.mu.Unlock()
-	return fmt.Sprintf("%s %s (PostgreSQL %s), table %s", Name, db.cfg.Where(), db.version, db.cfg.Describe(t))
-}
-
-// Partitions is the table's partitions (1 when it is not partitioned), or
-// those it will have when the load creates it: the run's, fixed while it
-// goes on.
-func (db *DB) Partitions() int {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	return db.cfg.PartitionsOf(db.table)
+	return t, err
 }
 
 // BatchSize is db.batchsize when the load batches (jdbc.batchupdateapi, or
 // jdbc.autocommit=false), else 1.
 func (db *DB) BatchSize() int { return db.batch.Rows }
-
-// Close closes the connections.
-func (db *DB) Close() error {
-	db.pool.Close()
-	return nil
-}
