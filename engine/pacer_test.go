@@ -132,8 +132,8 @@ func TestWaitUntilWokenByChange(t *testing.T) {
 	ws := &wstate{sched: newSchedule()}
 	base := nanotime()
 	now := func() int64 { return nanotime() - base }
-	intended, _ := ws.sched.next(&pl, now)
-	intended, _ = ws.sched.next(&pl, now) // 1 s ahead
+	ws.sched.next(&pl, now)
+	intended, _ := ws.sched.next(&pl, now) // 1 s ahead
 	go func() { time.Sleep(20 * time.Millisecond); close(wake) }()
 	t0 := time.Now()
 	if _, ok := ws.waitUntil(&pl, func() <-chan struct{} { return wake }, now, intended); ok {

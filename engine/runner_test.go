@@ -19,7 +19,6 @@ type fakeDB struct {
 	stallUntil                              atomic.Int64 // unix ns; ops sleep until then
 	failKind                                atomic.Value // string; non-empty: every op fails with this kind
 	parts                                   atomic.Int64
-	noRepartition                           bool
 }
 
 func (f *fakeDB) maybe(ctx context.Context) error {

@@ -59,7 +59,6 @@ type session struct {
 	started bool              // the run started
 	out     chan outMsg       // to the coordinator, in order
 	dropped int               // messages lost to a full queue (sampler goroutine only)
-	phases  int               // phases started (sampler goroutine only)
 	hooks   sessionHooks
 	release func() // frees the agent for another coordinator
 }

@@ -155,9 +155,7 @@ func hasLevel(ls []Mark, at float64) bool {
 func probesTable(c *findmax.Report) *Table {
 	t := &Table{ID: "capacity-probes", Caption: "Each probe of the search, in order: its steady part's goodput and each condition's figure (latency from the intended start when a rate was set)",
 		Columns: []string{"#", "threads", "target", "goodput", "steady", "verdict", "decided by"}}
-	for _, e := range c.Conditions {
-		t.Columns = append(t.Columns, e)
-	}
+	t.Columns = append(t.Columns, c.Conditions...)
 	t.Columns = append(t.Columns, "client CPU")
 	for _, p := range c.Probes {
 		class := ""

@@ -51,7 +51,6 @@ func (r *recorder) Resume()       { r.add("Resume()") }
 func (r *recorder) Mark(l string) { r.add(fmt.Sprintf("Mark(%q)", l)) }
 func (r *recorder) NewSegment()   { r.add("NewSegment()") }
 func (r *recorder) Stop()         { r.add("Stop()") }
-func (r *recorder) reset()        { r.mu.Lock(); r.calls = nil; r.mu.Unlock() }
 func (r *recorder) last() string  { c := r.Calls(); return lastOf(c) }
 func lastOf(c []string) string {
 	if len(c) == 0 {
@@ -72,7 +71,6 @@ var fakeInfo = engine.Info{
 type step struct {
 	at                  int
 	threads, partitions int
-	target              float64
 	event               engine.Event
 }
 

@@ -233,7 +233,7 @@ func (db *DB) checkTable(table string) error {
 // serverVersion is the release the contact node reports, or "".
 func (db *DB) serverVersion(ctx context.Context) string {
 	var v string
-	if err := db.admin.Query("SELECT release_version FROM system.local").WithContext(ctx).Scan(&v); err != nil {
+	if err := db.admin.Query("SELECT release_version FROM system.local").ScanContext(ctx, &v); err != nil {
 		return ""
 	}
 	return strings.TrimSpace(v)

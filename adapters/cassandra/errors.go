@@ -49,7 +49,7 @@ func (db *DB) classify(err error) error {
 	case errors.Is(err, context.Canceled):
 		return adapters.WithKind(adapters.KindCanceled, err)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, gocql.ErrTimeoutNoResponse),
-		errors.Is(err, gocql.ErrTooManyTimeouts), errors.As(err, &ne) && ne.Timeout():
+		errors.As(err, &ne) && ne.Timeout():
 		return adapters.WithKind(adapters.KindTimeout, err)
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),

@@ -131,9 +131,10 @@ func (db *DB) fieldColumns(sc *scratch, fields []string) error {
 	return nil
 }
 
-// query is a statement with its values, consistency and tracing.
-func (db *DB) query(ctx context.Context, s *gocql.Session, stmt string, cl gocql.Consistency, vals []any) *gocql.Query {
-	q := s.Query(stmt, vals...).WithContext(ctx).Consistency(cl)
+// query is a statement with its values, consistency and tracing; its
+// caller runs it with the operation's context (IterContext, ExecContext).
+func (db *DB) query(s *gocql.Session, stmt string, cl gocql.Consistency, vals []any) *gocql.Query {
+	q := s.Query(stmt, vals...).Consistency(cl)
 	if db.cfg.Tracing {
 		q = q.Trace(noTrace{})
 	}
@@ -166,7 +167,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst 
 	}
 	vals := sc.bind(1)
 	sc.args[0].b = bytesOf(key)
-	iter := db.query(ctx, s, stmt, db.cfg.ReadCL, vals).Iter()
+	iter := db.query(s, stmt, db.cfg.ReadCL, vals).IterContext(ctx)
 	n := len(dst)
 	found := false
 	rows := iter.Scanner()
@@ -254,7 +255,7 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, count int, field
 	sc.args[0].b = bytesOf(startKey)
 	binary.BigEndian.PutUint32(sc.limit[:], uint32(min(count, 1<<31-1)))
 	sc.args[1].b = sc.limit[:]
-	iter := db.query(ctx, s, stmt, db.cfg.ReadCL, vals).PageSize(min(count, 5000)).Iter()
+	iter := db.query(s, stmt, db.cfg.ReadCL, vals).PageSize(min(count, 5000)).IterContext(ctx)
 	rows := iter.Scanner()
 	n := len(dst)
 	var rerr error
@@ -322,7 +323,7 @@ func (db *DB) write(ctx context.Context, op string, kind byte, table, key string
 	for i, j := range sc.from {
 		sc.args[first+i].b = values[j].Value
 	}
-	if err := db.query(ctx, s, stmt, db.cfg.WriteCL, vals).Exec(); err != nil {
+	if err := db.query(s, stmt, db.cfg.WriteCL, vals).ExecContext(ctx); err != nil {
 		return db.opError(op, err)
 	}
 	return nil
@@ -342,7 +343,7 @@ func (db *DB) Delete(ctx context.Context, table, key string) error {
 	defer putScratch(sc)
 	vals := sc.bind(1)
 	sc.args[0].b = bytesOf(key)
-	if err := db.query(ctx, s, db.stmts.del, db.cfg.WriteCL, vals).Exec(); err != nil {
+	if err := db.query(s, db.stmts.del, db.cfg.WriteCL, vals).ExecContext(ctx); err != nil {
 		return db.opError("delete", err)
 	}
 	return nil

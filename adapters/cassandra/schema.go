@@ -28,7 +28,7 @@ func (db *DB) inspect(ctx context.Context) (tableInfo, error) {
 	var t tableInfo
 	s := db.admin
 	var name string
-	iter := s.Query("SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?", db.cfg.Keyspace).WithContext(ctx).Iter()
+	iter := s.Query("SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?", db.cfg.Keyspace).IterContext(ctx)
 	for iter.Scan(&name) {
 		t.keyspace = true
 	}
@@ -40,7 +40,7 @@ func (db *DB) inspect(ctx context.Context) (tableInfo, error) {
 	}
 	var c col
 	iter = s.Query("SELECT column_name, kind, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ?",
-		db.cfg.Keyspace, db.cfg.Table).WithContext(ctx).Iter()
+		db.cfg.Keyspace, db.cfg.Table).IterContext(ctx)
 	for iter.Scan(&c.name, &c.kind, &c.typ) {
 		t.columns = append(t.columns, c)
 	}
@@ -147,7 +147,7 @@ func CreateCQL(c Config) []string {
 // for the cluster's schema agreement, and looks at the table.
 func (db *DB) create(ctx context.Context) (tableInfo, error) {
 	for _, stmt := range CreateCQL(db.cfg) {
-		if err := db.admin.Query(stmt).WithContext(ctx).Exec(); err != nil {
+		if err := db.admin.Query(stmt).ExecContext(ctx); err != nil {
 			return tableInfo{}, fmt.Errorf("create table %s in %s: %w", db.cfg.Table, db.cfg.Where(), db.classify(err))
 		}
 	}

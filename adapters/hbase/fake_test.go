@@ -135,7 +135,6 @@ func serveFake(t *testing.T, f *fake) string {
 	}
 	srv := thrift.NewTSimpleServer4(thrift2.NewTHBaseServiceProcessor(f), sock,
 		thrift.NewTBufferedTransportFactory(16<<10), thrift.NewTBinaryProtocolFactoryConf(nil))
-	srv.SetLogger(thrift.NopLogger)
 	go srv.Serve()
 	t.Cleanup(func() {
 		close(f.stop)

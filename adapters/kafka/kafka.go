@@ -313,6 +313,8 @@ func classify(err error) error {
 }
 
 // ErrCannotShrink is wrapped by the error of a partition decrease.
+//
+//lint:ignore ST1005 a sentence the screen shows as is; Kafka is a name
 var ErrCannotShrink = errors.New("Kafka cannot remove partitions")
 
 // shrinkError is what `[` shows.

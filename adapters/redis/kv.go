@@ -75,6 +75,7 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, count int, field
 	if db.lean != nil {
 		return db.leanScan(ctx, table, startKey, count, fields, dst)
 	}
+	//lint:ignore SA1019 ZRANGEBYLEX works on servers before Redis 6.2, where ZRANGE ... BYLEX does not
 	keys, err := db.client.ZRangeByLex(ctx, indexKey(table), &goredis.ZRangeBy{Min: "[" + startKey, Max: "+", Count: int64(count)}).Result()
 	if err != nil {
 		return dst, fmt.Errorf("redis: scan %q: %w", startKey, classify(err))

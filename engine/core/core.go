@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"benchtop/adapters"
@@ -110,7 +109,6 @@ type coreWorkload struct {
 	batch       int   // load-phase batch size (1 = plain Insert)
 	batcher     adapters.BatchInserter
 	randPool    []byte
-	integrityOK atomic.Int64
 	// deleted holds the key numbers this run deleted (dataintegrity
 	// only): a read of one of them that is not found is no missing
 	// record.
@@ -254,7 +252,6 @@ type coreWorker struct {
 	valBufs [][]byte
 	readDst []adapters.Field
 	scanDst []adapters.Record
-	one     [1]string
 	names   []string // the field names of one read, when drawn at random
 	perm    []int    // field indexes, shuffled in part to draw distinct fields
 	batch   []adapters.Record

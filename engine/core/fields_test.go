@@ -142,7 +142,7 @@ func TestFieldChoiceForms(t *testing.T) {
 	}
 	db = run(t, wide(nil), 500)
 	for _, got := range db.reads {
-		if got != nil && len(got) != 0 {
+		if len(got) != 0 {
 			t.Fatalf("default read asked for %v, want all (nil)", got)
 		}
 	}

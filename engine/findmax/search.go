@@ -37,7 +37,6 @@ type Search struct {
 	paused *probe
 	done   bool
 	final  *Report
-	end    time.Time
 }
 
 // New is a search of spec over phase (the run phase). tell, if not nil,

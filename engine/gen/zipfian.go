@@ -16,7 +16,7 @@ const ZipfianConstant = 0.99
 // is precomputed as ScrambledZetan.
 const (
 	ScrambledItemCount int64 = 10000000000
-	ScrambledZetan           = 26.46902820178302
+	ScrambledZetan     float64 = 26.46902820178302
 )
 
 // ValidateTheta reports whether theta can be used as a zipfian constant: it

@@ -169,6 +169,7 @@ const DefaultStep = 10 * time.Second
 // lengthened to min, and note says so ("" otherwise).
 func ParseSweep(spec, stepSpec string, min time.Duration) (out []Step, note string, err error) {
 	if spec == "" {
+		//lint:ignore ST1005 the ellipsis is part of the flag's form, not punctuation
 		return nil, "", fmt.Errorf("--step %q given without --sweep key=v1,v2,...", stepSpec)
 	}
 	key, vals, ok := strings.Cut(spec, "=")

@@ -133,7 +133,7 @@ func testOrder(t *testing.T, st adapters.Streamer, opts Options) {
 					seq++
 				}
 				if err := s.Produce(ctx, rows); err != nil {
-					errs <- fmt.Errorf("Produce: %w", err)
+					errs <- fmt.Errorf("produce: %w", err)
 					return
 				}
 				if produced.Add(int64(len(rows))) >= int64(opts.Rows/2) {
