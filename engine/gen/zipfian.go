@@ -15,7 +15,7 @@ const ZipfianConstant = 0.99
 // drawn over ScrambledItemCount items with theta ZipfianConstant, whose zeta
 // is precomputed as ScrambledZetan.
 const (
-	ScrambledItemCount int64 = 10000000000
+	ScrambledItemCount int64   = 10000000000
 	ScrambledZetan     float64 = 26.46902820178302
 )
 
