@@ -32,12 +32,12 @@ import (
 	_ "benchtop/adapters/postgres"
 	_ "benchtop/adapters/redis"
 	_ "benchtop/adapters/sim"
-	_ "benchtop/engine/core"
-	_ "benchtop/engine/stream"
-	_ "benchtop/engine/timeseries"
 	"benchtop/internal/cli"
 	"benchtop/internal/output"
 	"benchtop/internal/sigfirst"
+	_ "benchtop/workload/stream"
+	_ "benchtop/workload/timeseries"
+	_ "benchtop/workload/ycsb"
 )
 
 func main() { os.Exit(run()) }

@@ -15,9 +15,9 @@ import (
 	_ "benchtop/adapters/null"
 	_ "benchtop/adapters/postgres"
 	_ "benchtop/adapters/redis"
-	_ "benchtop/engine/stream"
-	_ "benchtop/engine/timeseries"
-	"benchtop/engine/workload"
+	"benchtop/workload"
+	_ "benchtop/workload/stream"
+	_ "benchtop/workload/timeseries"
 )
 
 // TestUnknownKeysEveryAdapterAndWorkload: each adapter and workload warns

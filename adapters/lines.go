@@ -6,7 +6,7 @@ import (
 )
 
 // LineWriter is implemented by adapters that take batches of InfluxDB line
-// protocol (adapters/influx); the time-series workload (engine/timeseries)
+// protocol (adapters/influx); the time-series workload (workload/timeseries)
 // finds it by type assertion. body holds complete lines, each ending in
 // '\n'; lines is how many, for messages. A nil error means the server
 // acknowledged every line.

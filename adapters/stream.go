@@ -3,7 +3,7 @@ package adapters
 import "context"
 
 // Streamer is implemented by adapters that can carry the partitioned
-// change-stream workload (engine/stream): an append-only log split into
+// change-stream workload (workload/stream): an append-only log split into
 // numbered partitions, each read strictly in order by one reader.
 type Streamer interface {
 	// OpenStream creates a new, empty stream named name with partitions

@@ -5,7 +5,7 @@ import (
 
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // Controls are the live controls in force: threads, total target,

@@ -9,7 +9,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine/host"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // Config is one validated run: the run settings the engine needs, read

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // Controller is the set of live controls the TUI and scheduled steps call.

@@ -1,4 +1,4 @@
 package engine
 
 // The engine's tests drive YCSB's core workload, which registers itself.
-import _ "benchtop/engine/core"
+import _ "benchtop/workload/ycsb"

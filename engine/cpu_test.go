@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"benchtop/engine/core"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
-	"benchtop/engine/workload"
+	"benchtop/workload"
+	"benchtop/workload/ycsb"
 )
 
 // A segment's and a phase's CPU is the mean of the measured readings only
@@ -16,11 +16,11 @@ import (
 func TestCPUAveragesMeasuredReadingsOnly(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	a := NewAssembler(AssemblerConfig{Phase: PhaseRun, OpNames: core.OpNames, RunStart: start, PhaseStart: start, Measurement: "op"},
+	a := NewAssembler(AssemblerConfig{Phase: PhaseRun, OpNames: ycsb.OpNames, RunStart: start, PhaseStart: start, Measurement: "op"},
 		Controls{Threads: 1}, "start")
 	ops := func() *measure.Set {
 		s := &measure.Set{Ops: 10}
-		s.RecordN(measure.Slot(core.OpRead, measure.OK), 1000, 10)
+		s.RecordN(measure.Slot(ycsb.OpRead, measure.OK), 1000, 10)
 		return s
 	}
 	measured := func(pct float64) host.Sample {
@@ -56,7 +56,7 @@ func TestCPUAveragesMeasuredReadingsOnly(t *testing.T) {
 	if got := a.CPU(); got != 50 {
 		t.Errorf("phase CPU = %v, want 50", got)
 	}
-	b := NewAssembler(AssemblerConfig{Phase: PhaseRun, OpNames: core.OpNames, RunStart: start, PhaseStart: start}, Controls{Threads: 1}, "start")
+	b := NewAssembler(AssemblerConfig{Phase: PhaseRun, OpNames: ycsb.OpNames, RunStart: start, PhaseStart: start}, Controls{Threads: 1}, "start")
 	b.Snapshot(start.Add(time.Second), time.Second, unknown, workload.Sample{}, true, false)
 	if got := b.CPU(); got >= 0 {
 		t.Errorf("phase CPU without a measured reading = %v, want unknown (negative)", got)

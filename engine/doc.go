@@ -2,7 +2,7 @@
 // in goroutines, takes live changes while it runs, and publishes what it
 // measured every interval as an immutable Snapshot. It knows no screen and
 // no particular database: adapters implement adapters.DB, workloads
-// implement engine/workload's contract, and the screen, the reports and a
+// implement workload's contract, and the screen, the reports and a
 // fleet's agents read Snapshots and PhaseResults.
 //
 // A run is a Runner (New, then Run) over one or two phases (load, run).
@@ -45,11 +45,11 @@
 //     MaxThreads and MaxPartitions); output.go (the report's and
 //     exporters' properties); props.go (reading Java properties files).
 //
-// Beside it: the workloads are engine/workload (the contract and its
-// typed View), engine/core (YCSB's CoreWorkload, A-F), engine/stream and
-// engine/timeseries; scripted steps (--at, --sweep, demo) are
-// engine/steps, which drives a Controller; engine/measure holds the
-// histogram Sets and recorders, engine/gen YCSB's generators, engine/host
-// the host sampler, engine/report the reports and exports, engine/verdict
+// Beside it: the workloads are workload (the contract and its
+// typed View), workload/ycsb (YCSB's CoreWorkload, A-F), workload/stream and
+// workload/timeseries; scripted steps (--at, --sweep, demo) are
+// results/steps, which drives a Controller; engine/measure holds the
+// histogram Sets and recorders, workload/gen YCSB's generators, engine/host
+// the host sampler, results/report the reports and exports, results/thresholds
 // the --threshold verdicts, engine/units the shared number formatting.
 package engine

@@ -7,9 +7,9 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine/host"
-	"benchtop/engine/marks"
 	"benchtop/engine/measure"
-	"benchtop/engine/workload"
+	"benchtop/results/marks"
+	"benchtop/workload"
 )
 
 // failedSet is n operations of type 0 that all failed, unavailable.

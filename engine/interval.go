@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"benchtop/engine/host"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // drain drains every recorder's Set and merges it into the assembler; with

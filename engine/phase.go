@@ -9,7 +9,7 @@ import (
 
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // runEnv is what a phase needs of its run: settings, clocks, the host

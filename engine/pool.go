@@ -8,7 +8,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine/measure"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // worker is one worker goroutine's handle.

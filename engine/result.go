@@ -6,7 +6,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/engine/measure"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // PhaseResult is what a finished phase measured, for reports.

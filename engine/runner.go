@@ -12,7 +12,7 @@ import (
 	"benchtop/adapters"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // ErrCannotRepartition is returned by SetPartitions when the adapter

@@ -3,7 +3,7 @@ package engine
 import "time"
 
 // SearchView is a capacity search's state (benchtop run ... --find-max,
-// engine/findmax) as the screens draw it: the conditions, the bracket so
+// results/findmax) as the screens draw it: the conditions, the bracket so
 // far, the probe in progress and every probe judged, and once it is over
 // the answer. The search sets it on each snapshot of the run phase
 // (Snapshot.Search) before the snapshot is published; it is immutable

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"benchtop/engine/marks"
 	"benchtop/engine/measure"
-	"benchtop/engine/workload"
+	"benchtop/results/marks"
+	"benchtop/workload"
 )
 
 // segments is a phase's what-if table being built: the closed segments and
@@ -227,7 +227,7 @@ func (sg *segments) fill(s *segmentAcc, end time.Time) {
 	}
 }
 
-// The rules of best and knee (engine/marks holds them).
+// The rules of best and knee (results/marks holds them).
 const (
 	// MinSegmentIntervals is how many intervals after its first one a
 	// segment must hold to be best or knee: the first interval after a
@@ -240,7 +240,7 @@ const (
 )
 
 // markSegments sets each segment's State and Note, and Best, Knee and
-// KneeFrom, by engine/marks' rules (the one implementation: the screen,
+// KneeFrom, by results/marks' rules (the one implementation: the screen,
 // the reports, the JSON and the HTML show these marks); it returns the
 // note saying why best is undecided.
 func markSegments(segs []Segment, interval time.Duration) ([]Segment, string) {
@@ -255,7 +255,7 @@ func markSegments(segs []Segment, interval time.Duration) ([]Segment, string) {
 	return segs, v.Note
 }
 
-// SegmentRows are the segments as engine/marks judges them; interval is
+// SegmentRows are the segments as results/marks judges them; interval is
 // the status interval (a segment held half of it has a rate to compare).
 func SegmentRows(segs []Segment, interval time.Duration) []marks.Row {
 	rows := make([]marks.Row, len(segs))

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"benchtop/engine/host"
-	"benchtop/engine/marks"
 	"benchtop/engine/measure"
+	"benchtop/results/marks"
 )
 
 // seg is a counted segment: 10 steady intervals at ops ops/s, p99 p99.
@@ -16,7 +16,7 @@ func seg(index, threads int, ops float64, p99 time.Duration) Segment {
 		OpsPerSec: ops, P99: p99, HasLatency: true, Intervals: 10}
 }
 
-// markSegments hands the segments to engine/marks (whose tests hold the
+// markSegments hands the segments to results/marks (whose tests hold the
 // rules) and puts its verdict on them: states, notes, best, knee and the
 // segment the knee was judged against, by its Index.
 func TestMarkSegmentsCarriesTheVerdict(t *testing.T) {

@@ -5,12 +5,12 @@ import (
 	"time"
 
 	"benchtop/engine/host"
-	"benchtop/engine/marks"
 	"benchtop/engine/measure"
-	"benchtop/engine/workload"
+	"benchtop/results/marks"
+	"benchtop/workload"
 )
 
-// A workload's own figures, typed (see engine/workload): screens draw them
+// A workload's own figures, typed (see workload): screens draw them
 // from the Snapshot without importing the workload.
 type (
 	WorkloadView   = workload.View
@@ -53,7 +53,7 @@ type Info struct {
 	// process); its threads are per agent.
 	Agents int
 	// Thresholds are the --threshold expressions the run is judged by
-	// (engine/verdict parses and evaluates them).
+	// (results/thresholds parses and evaluates them).
 	Thresholds []string
 	// RateUnit is the unit of the run's one rate when it is not
 	// operations per second (the time series' "records/s":
@@ -177,12 +177,12 @@ type Segment struct {
 	Stalls    int
 	Paused    bool    // the segment ran paused
 	CPU       float64 // mean client CPU %, 0-100, over measured readings; negative: unknown
-	// State is what the best and knee rules (engine/marks) made of the
+	// State is what the best and knee rules (results/marks) made of the
 	// segment: qualified, too short, errors, stalled, paused, empty;
 	// Note says in words why it was not judged ("" when qualified).
 	State marks.State
 	Note  string
-	Best  bool // the highest goodput, judged (see engine/marks)
+	Best  bool // the highest goodput, judged (see results/marks)
 	Knee  bool // where p99 starts growing faster than throughput
 	// KneeFrom is, on the knee, the index of the qualified segment it
 	// was judged against: the capacity a plan can rely on (0: none).
@@ -249,7 +249,7 @@ type Snapshot struct {
 	// merged snapshots), nil for a run of one process.
 	Agents []AgentRow
 	// Search is the capacity search's state (--find-max), nil without
-	// one: the search's snapshot hook sets it (engine/findmax).
+	// one: the search's snapshot hook sets it (results/findmax).
 	Search *SearchView
 }
 

@@ -13,9 +13,9 @@ import (
 	"benchtop/adapters"
 	"benchtop/engine"
 	"benchtop/engine/host"
-	"benchtop/engine/report"
-	"benchtop/engine/stream"
-	"benchtop/engine/workload"
+	"benchtop/results/report"
+	"benchtop/workload"
+	"benchtop/workload/stream"
 )
 
 // AgentConfig is how an agent serves its coordinators.

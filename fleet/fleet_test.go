@@ -10,8 +10,8 @@ import (
 
 	_ "benchtop/adapters/memory"
 	"benchtop/engine"
-	_ "benchtop/engine/core"
 	"benchtop/engine/measure"
+	_ "benchtop/workload/ycsb"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef"

@@ -8,8 +8,8 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
-	"benchtop/engine/stream"
-	"benchtop/engine/workload"
+	"benchtop/workload"
+	"benchtop/workload/stream"
 )
 
 // phaseOrder orders phases: load before run.

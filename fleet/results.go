@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/stream"
-	"benchtop/engine/workload"
+	"benchtop/workload"
+	"benchtop/workload/stream"
 )
 
 // Results is the merged run's phases (after Run: all of them).

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
-	"benchtop/engine/stream"
+	"benchtop/workload/stream"
 )
 
 // A shared stream: the agents' adapters declare

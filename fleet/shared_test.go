@@ -9,7 +9,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/stream"
+	"benchtop/workload/stream"
 )
 
 // The test's shared store: the memory adapter under another name, which

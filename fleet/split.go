@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"benchtop/adapters"
-	"benchtop/engine/stream"
+	"benchtop/workload/stream"
 )
 
 // Portion is agent i's part of total split over n agents: the first

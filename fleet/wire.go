@@ -14,8 +14,8 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
-	"benchtop/engine/stream"
-	"benchtop/engine/workload"
+	"benchtop/workload"
+	"benchtop/workload/stream"
 )
 
 // Protocol is the version of the protocol; both sides must speak the same.

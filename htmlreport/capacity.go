@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"benchtop/engine/findmax"
+	"benchtop/results/findmax"
 )
 
 // CapacitySection is a --find-max search on the page: its answer and
@@ -70,7 +70,7 @@ func staircaseChart(c *findmax.Report) *Chart {
 			good.Points = append(good.Points, XY{p.EndS - p.SteadyS, p.GoodputOpsSec}, XY{p.EndS, p.GoodputOpsSec})
 		}
 		mid := XY{(p.StartS + p.EndS) / 2, y}
-		switch p.Verdict {
+		switch p.Outcome {
 		case findmax.Pass:
 			pass.Points = append(pass.Points, mid)
 		case findmax.Fail:
@@ -93,7 +93,7 @@ func probeLatencyChart(c *findmax.Report) *Chart {
 	byExpr := map[string]*Series{}
 	var order []string
 	for _, p := range c.Probes {
-		if p.Verdict != findmax.Pass && p.Verdict != findmax.Fail {
+		if p.Outcome != findmax.Pass && p.Outcome != findmax.Fail {
 			continue
 		}
 		x := p.TargetOpsSec
@@ -159,7 +159,7 @@ func probesTable(c *findmax.Report) *Table {
 	t.Columns = append(t.Columns, "client CPU")
 	for _, p := range c.Probes {
 		class := ""
-		if c.RateOpsSec != nil && p.TargetOpsSec == *c.RateOpsSec && p.Verdict == findmax.Pass {
+		if c.RateOpsSec != nil && p.TargetOpsSec == *c.RateOpsSec && p.Outcome == findmax.Pass {
 			class = "best"
 		}
 		row := TRow{Class: class, Cells: []Cell{
@@ -168,7 +168,7 @@ func probesTable(c *findmax.Report) *Table {
 			numCell(findmax.TargetText(p.TargetOpsSec), "target_ops_sec", p.TargetOpsSec),
 			numCell(fmtRate(p.GoodputOpsSec), "goodput_ops_sec", p.GoodputOpsSec),
 			numCell(fmtSeconds(p.SteadyS), "steady_s", p.SteadyS),
-			textCell(p.Verdict), textCell(p.Decided),
+			textCell(p.Outcome), textCell(p.Decided),
 		}}
 		for _, e := range c.Conditions {
 			cell := textCell("—")

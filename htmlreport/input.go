@@ -24,10 +24,10 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"benchtop/engine/findmax"
-	"benchtop/engine/report"
-	"benchtop/engine/stream"
-	"benchtop/engine/timeseries"
+	"benchtop/results/findmax"
+	"benchtop/results/report"
+	"benchtop/workload/stream"
+	"benchtop/workload/timeseries"
 )
 
 // Run is one run's exports as read: the JSON summary with the workload's

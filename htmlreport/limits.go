@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"benchtop/engine/report"
 	"benchtop/engine/units"
+	"benchtop/results/report"
 )
 
 // Thresholds of the signals, as the live screen's warnings use them.
@@ -173,7 +173,7 @@ func (l *limitFindings) target() {
 }
 
 // kneeAndBest: the knee and the best segment as the run marked them
-// (engine/marks: the same marks as the table, the screen and the text
+// (results/marks: the same marks as the table, the screen and the text
 // report), and the capacity advice from the qualified segment the knee was
 // judged against, never from a segment the rules could not judge.
 func (l *limitFindings) kneeAndBest() {

@@ -6,8 +6,8 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/host"
-	"benchtop/engine/report"
-	"benchtop/engine/timeseries"
+	"benchtop/results/report"
+	"benchtop/workload/timeseries"
 )
 
 func signals(fs []Finding) map[string]string {

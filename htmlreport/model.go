@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"benchtop/engine/report"
 	"benchtop/engine/units"
+	"benchtop/results/report"
 )
 
 // Report is the data model of the page: everything it shows, with the

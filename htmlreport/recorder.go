@@ -10,9 +10,9 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
-	"benchtop/engine/report"
-	"benchtop/engine/stream"
-	"benchtop/engine/timeseries"
+	"benchtop/results/report"
+	"benchtop/workload/stream"
+	"benchtop/workload/timeseries"
 )
 
 // Recorder keeps a live run's series for its page: one Row per snapshot

@@ -11,7 +11,7 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
-	"benchtop/engine/report"
+	"benchtop/results/report"
 )
 
 // The recorder takes the run's data directly; what it keeps must be what

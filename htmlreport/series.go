@@ -7,7 +7,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"benchtop/engine/report"
+	"benchtop/results/report"
 )
 
 // Palette indexes (see charts.go).

@@ -3,7 +3,7 @@ package htmlreport
 import (
 	"testing"
 
-	"benchtop/engine/report"
+	"benchtop/results/report"
 )
 
 func TestThroughputSpans(t *testing.T) {

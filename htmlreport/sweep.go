@@ -4,9 +4,9 @@ import (
 	"sort"
 	"strconv"
 
-	"benchtop/engine/report"
-	"benchtop/engine/stream"
 	"benchtop/engine/units"
+	"benchtop/results/report"
+	"benchtop/workload/stream"
 )
 
 // Sweep is the configuration key that changed between segments, and the

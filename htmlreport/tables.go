@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"benchtop/engine/report"
 	"benchtop/engine/units"
+	"benchtop/results/report"
 )
 
 // operationsTable is the run's latency per operation type, service time

@@ -163,7 +163,7 @@ for a in "${adapters[@]}"; do
 		[[ ${RUNS:-1} == 0 ]] || "$tmp/benchtop" run influx "${ts[@]}" -threads "$threads" --headless </dev/null >/dev/null 2>&1
 		runs influx "$tsops" "run timeseries x$threads" RECORD "${ts[@]}"
 		benchops adapters/influx influx ^BenchmarkWriteLines
-		benchops engine/timeseries timeseries ^BenchmarkRecord
+		benchops workload/timeseries timeseries ^BenchmarkRecord
 		stop influx
 		;;
 	hbase)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"benchtop/engine/report"
+	"benchtop/results/report"
 	"benchtop/tui/common"
 )
 

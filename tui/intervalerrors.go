@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"benchtop/engine"
-	"benchtop/engine/report"
+	"benchtop/results/report"
 	"benchtop/tui/format"
 )
 

@@ -1,7 +1,7 @@
 // Package workload is the contract between the engine's runner and the
-// workloads it drives: YCSB's core workload (engine/core), the
-// partitioned stream (engine/stream) and time-series ingest
-// (engine/timeseries) each live in a package of their own and register
+// workloads it drives: YCSB's core workload (workload/ycsb), the
+// partitioned stream (workload/stream) and time-series ingest
+// (workload/timeseries) each live in a package of their own and register
 // here the same way. It imports nothing of benchtop but the adapter
 // contract, so that workload packages need not import the engine.
 package workload

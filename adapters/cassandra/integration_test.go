@@ -14,7 +14,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/adapters/adaptertest"
-	"benchtop/adapters/jdbc/jdbctest"
+	"benchtop/adapters/sqlbase/sqlbasetest"
 )
 
 // testProps are the server's address and credentials from the
@@ -183,7 +183,7 @@ func (tables) Drop(t testing.TB, table string) { dropTable(t, table) }
 // YCSB's workloads A to F through the engine, with dataintegrity.
 func TestIntegrationWorkloadsAtoF(t *testing.T) {
 	p := testProps(t)
-	jdbctest.WorkloadsAtoF(t, Name, p, tables{admin(t), p[PropKeyspace]})
+	sqlbasetest.WorkloadsAtoF(t, Name, p, tables{admin(t), p[PropKeyspace]})
 }
 
 // An existing table is used as it is, or refused in one line when its
@@ -292,8 +292,8 @@ func TestIntegrationStatementsAsDocumented(t *testing.T) {
 		"requestdistribution": "uniform", "status.interval": "100ms", "workload": "core"} {
 		props[k] = v
 	}
-	jdbctest.Run(t, Name, "load", props)
-	jdbctest.Run(t, Name, "run", props)
+	sqlbasetest.Run(t, Name, "load", props)
+	sqlbasetest.Run(t, Name, "run", props)
 	iter := s.Query("SELECT logged_keyspace, query_string FROM system.prepared_statements").Iter()
 	var ks, q string
 	var ran []string
@@ -305,7 +305,7 @@ func TestIntegrationStatementsAsDocumented(t *testing.T) {
 	if err := iter.Close(); err != nil {
 		t.Fatalf("system.prepared_statements: %v", err)
 	}
-	jdbctest.CompareStatements(t, "../../docs/adapters/cassandra.md", table, ran, []string{
+	sqlbasetest.CompareStatements(t, "../../docs/adapters/cassandra.md", table, ran, []string{
 		"INSERT INTO usertable (y_id,field0,field1,field2,field3,field4,field5,field6,field7,field8,field9) VALUES (?,?,?,?,?,?,?,?,?,?,?);",
 		"SELECT * FROM usertable WHERE y_id=? LIMIT 1;",
 		"SELECT * FROM usertable WHERE token(y_id) >= token(?) LIMIT ?",

@@ -12,9 +12,9 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/core"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
+	"benchtop/workload/ycsb"
 )
 
 var wlHost = host.NewSampler()
@@ -104,21 +104,21 @@ func TestIntegrationBatchedLoadAndTTL(t *testing.T) {
 				wl[k] = v
 			}
 			load := runPhase(t, "load", wl, db)
-			if n, failed := opCount(load, core.OpInsert); n != 437 || failed != 0 {
-				t.Fatalf("load: %d INSERTs, %d failed (%v); want 437", n, failed, load.Set.Causes[core.OpInsert])
+			if n, failed := opCount(load, ycsb.OpInsert); n != 437 || failed != 0 {
+				t.Fatalf("load: %d INSERTs, %d failed (%v); want 437", n, failed, load.Set.Causes[ycsb.OpInsert])
 			}
 			if n := countItems(t, db, table); n != 437 {
 				t.Errorf("the table holds %d items, want 437", n)
 			}
 			wl["recordcount"] = "437"
 			run := runPhase(t, "run", wl, db)
-			if n, failed := opCount(run, core.OpRead); n != 300 || failed != 0 || run.Set.Integrity != 0 {
-				t.Errorf("run: %d READs, %d failed, %d mismatches (%v); want 300 clean", n, failed, run.Set.Integrity, run.Set.Causes[core.OpRead])
+			if n, failed := opCount(run, ycsb.OpRead); n != 300 || failed != 0 || run.Set.Integrity != 0 {
+				t.Errorf("run: %d READs, %d failed, %d mismatches (%v); want 300 clean", n, failed, run.Set.Integrity, run.Set.Causes[ycsb.OpRead])
 			}
 			if !ttl {
 				return
 			}
-			key := (&core.Config{ZeroPadding: 1}).KeyName(5)
+			key := (&ycsb.Config{ZeroPadding: 1}).KeyName(5)
 			out, err := db.client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), Key: db.primaryKeyAV(key)})
 			if err != nil {
 				t.Fatal(err)

@@ -17,7 +17,7 @@ const pollTime = 200 * time.Millisecond
 
 // A partition's queue is paused (no more fetches for it) once it holds
 // pauseBytes of rows not yet read, and resumed below resumeBytes. A
-// reader held at an epoch boundary (see engine/stream) must not stop the
+// reader held at an epoch boundary (see workload/stream) must not stop the
 // fetches of the partitions it waits for: every partition has its own
 // queue, and only a full one stops its own fetches.
 const (

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"benchtop/adapters"
-	"benchtop/engine/stream"
-	"benchtop/engine/stream/streamtest"
+	"benchtop/workload/stream"
+	"benchtop/workload/stream/streamtest"
 )
 
 func TestStreamConformance(t *testing.T) {

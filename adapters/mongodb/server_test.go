@@ -21,9 +21,9 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/core"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
+	"benchtop/workload/ycsb"
 )
 
 var wlHost = host.NewSampler()
@@ -52,12 +52,12 @@ func TestIntegrationBatchedLoadThroughRunner(t *testing.T) {
 	}
 	var n int64
 	for _, v := range []int{measure.OK, measure.Failed} {
-		if h := res[0].Set.H[measure.Slot(core.OpInsert, v)]; h != nil {
+		if h := res[0].Set.H[measure.Slot(ycsb.OpInsert, v)]; h != nil {
 			n += h.TotalCount()
 		}
 	}
-	if n != 333 || res[0].Set.Errors[core.OpInsert] != nil {
-		t.Fatalf("load: %d INSERTs, errors %v; want 333 clean", n, res[0].Set.Errors[core.OpInsert])
+	if n != 333 || res[0].Set.Errors[ycsb.OpInsert] != nil {
+		t.Fatalf("load: %d INSERTs, errors %v; want 333 clean", n, res[0].Set.Errors[ycsb.OpInsert])
 	}
 	got, err := db.db.Collection("usertable").CountDocuments(testCtx(t), bson.D{})
 	if err != nil || got != 333 {

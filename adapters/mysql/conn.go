@@ -10,7 +10,7 @@ import (
 
 	gomysql "github.com/go-sql-driver/mysql"
 
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // conn is one connection with its prepared statements and the scratch
@@ -19,11 +19,11 @@ type conn struct {
 	mc    driver.Conn
 	nc    net.Conn // its socket, for a context's end
 	stmts map[string]*stmt
-	set   jdbc.Set
+	set   sqlbase.Set
 	args  []driver.Value
 	dest  []driver.Value
 	vals  [][]byte
-	w     *jdbc.Watcher
+	w     *sqlbase.Watcher
 	bad   bool // broken or in an unknown state: closed when put back
 }
 
@@ -31,7 +31,7 @@ type conn struct {
 // columns mapped to fields, known at its first result.
 type stmt struct {
 	st  driver.Stmt
-	res *jdbc.Result
+	res *sqlbase.Result
 }
 
 // maxStatements bounds a connection's prepared statements (the server's
@@ -67,7 +67,7 @@ func (db *DB) dial(ctx context.Context) (*conn, error) {
 		mc.Close()
 		return nil, errors.New("the driver connected without dialing through the adapter")
 	}
-	return &conn{mc: mc, nc: nc, stmts: map[string]*stmt{}, w: jdbc.NewWatcher(nc)}, nil
+	return &conn{mc: mc, nc: nc, stmts: map[string]*stmt{}, w: sqlbase.NewWatcher(nc)}, nil
 }
 
 func (c *conn) close() {

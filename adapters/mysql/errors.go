@@ -12,7 +12,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"benchtop/adapters"
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // opError is an operation's error, classified, its text scrubbed of the
@@ -42,7 +42,7 @@ func (db *DB) classify(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	err = jdbc.Scrub(err, db.cfg.Password, db.mycfg.Passwd)
+	err = sqlbase.Scrub(err, db.cfg.Password, db.mycfg.Passwd)
 	var me *gomysql.MySQLError
 	if errors.As(err, &me) {
 		return adapters.WithKind(kindOfNumber(me.Number), err)
@@ -58,7 +58,7 @@ func (db *DB) classify(ctx context.Context, err error) error {
 		return adapters.WithKind(adapters.KindTimeout, err)
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
-		errors.Is(err, driver.ErrBadConn), errors.Is(err, gomysql.ErrInvalidConn), errors.Is(err, jdbc.ErrClosed):
+		errors.Is(err, driver.ErrBadConn), errors.Is(err, gomysql.ErrInvalidConn), errors.Is(err, sqlbase.ErrClosed):
 		return adapters.WithKind(adapters.KindUnavailable, err)
 	}
 	var oe *net.OpError

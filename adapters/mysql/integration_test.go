@@ -15,8 +15,8 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/adapters/adaptertest"
-	"benchtop/adapters/jdbc"
-	"benchtop/adapters/jdbc/jdbctest"
+	"benchtop/adapters/sqlbase"
+	"benchtop/adapters/sqlbase/sqlbasetest"
 )
 
 // testProps are the server's address from the environment, or a skip.
@@ -28,7 +28,7 @@ func testProps(t testing.TB) adapters.Properties {
 			"`eval \"$(BENCHTOP_MARIADB_PORT=31306 bash .ci/servers/mariadb.sh start)\"` " +
 			"(it sets BENCHTOP_MYSQL_URL and BENCHTOP_MYSQL_PASSWORD)")
 	}
-	return adapters.Properties{jdbc.PropURL: u, jdbc.PropPasswd: os.Getenv("BENCHTOP_MYSQL_PASSWORD")}
+	return adapters.Properties{sqlbase.PropURL: u, sqlbase.PropPasswd: os.Getenv("BENCHTOP_MYSQL_PASSWORD")}
 }
 
 func tableName(what string) string {
@@ -40,7 +40,7 @@ func tableName(what string) string {
 func admin(t testing.TB) *sql.DB {
 	t.Helper()
 	p := testProps(t)
-	cfg, _, err := connConfig(jdbc.Config{URL: p[jdbc.PropURL], Password: p[jdbc.PropPasswd]})
+	cfg, _, err := connConfig(sqlbase.Config{URL: p[sqlbase.PropURL], Password: p[sqlbase.PropPasswd]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,11 +124,11 @@ func TestIntegrationConformancePartitioned(t *testing.T) {
 
 // Every batching mode of the load inserts every record once.
 func TestIntegrationBatchModes(t *testing.T) {
-	url := testProps(t)[jdbc.PropURL]
+	url := testProps(t)[sqlbase.PropURL]
 	for name, extra := range map[string]adapters.Properties{
-		"rewritten":        {jdbc.PropBatchSize: "7", jdbc.PropBatchUpdate: "true", jdbc.PropURL: url + "?rewriteBatchedStatements=true"},
-		"one by one":       {jdbc.PropBatchSize: "7", jdbc.PropBatchUpdate: "true"},
-		"in a transaction": {jdbc.PropBatchSize: "7", jdbc.PropAutoCommit: "false"},
+		"rewritten":        {sqlbase.PropBatchSize: "7", sqlbase.PropBatchUpdate: "true", sqlbase.PropURL: url + "?rewriteBatchedStatements=true"},
+		"one by one":       {sqlbase.PropBatchSize: "7", sqlbase.PropBatchUpdate: "true"},
+		"in a transaction": {sqlbase.PropBatchSize: "7", sqlbase.PropAutoCommit: "false"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			table := tableName("batch")
@@ -144,7 +144,7 @@ func TestIntegrationBatchModes(t *testing.T) {
 
 // YCSB's workloads A to F through the engine, with dataintegrity.
 func TestIntegrationWorkloadsAtoF(t *testing.T) {
-	jdbctest.WorkloadsAtoF(t, Name, testProps(t), tables{admin(t)})
+	sqlbasetest.WorkloadsAtoF(t, Name, testProps(t), tables{admin(t)})
 }
 
 // An existing table is used as it is, or refused in one line when its
@@ -206,15 +206,15 @@ func TestIntegrationWrongPasswordMasked(t *testing.T) {
 	base := testProps(t)
 	const wrong = "not-the-password-42"
 	for name, props := range map[string]adapters.Properties{
-		"db.passwd": {jdbc.PropURL: base[jdbc.PropURL], jdbc.PropPasswd: wrong},
-		"in db.url": {jdbc.PropURL: strings.Replace(base[jdbc.PropURL], "benchtop@", "benchtop:"+wrong+"@", 1)},
+		"db.passwd": {sqlbase.PropURL: base[sqlbase.PropURL], sqlbase.PropPasswd: wrong},
+		"in db.url": {sqlbase.PropURL: strings.Replace(base[sqlbase.PropURL], "benchtop@", "benchtop:"+wrong+"@", 1)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Open(context.Background(), props)
 			if err == nil {
 				t.Fatal("Open with a wrong password worked")
 			}
-			if strings.Contains(err.Error(), wrong) || strings.Contains(err.Error(), base[jdbc.PropPasswd]) {
+			if strings.Contains(err.Error(), wrong) || strings.Contains(err.Error(), base[sqlbase.PropPasswd]) {
 				t.Errorf("the error shows a password: %v", err)
 			}
 			if !strings.Contains(err.Error(), "1045") {
@@ -248,8 +248,8 @@ func TestIntegrationStatementsAsDocumented(t *testing.T) {
 		"requestdistribution": "uniform", "status.interval": "100ms", "workload": "core"} {
 		props[k] = v
 	}
-	jdbctest.Run(t, Name, "load", props)
-	jdbctest.Run(t, Name, "run", props)
+	sqlbasetest.Run(t, Name, "load", props)
+	sqlbasetest.Run(t, Name, "run", props)
 	if _, err := a.Exec("SET GLOBAL general_log = 0"); err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestIntegrationStatementsAsDocumented(t *testing.T) {
 		}
 		ran = append(ran, s)
 	}
-	jdbctest.CompareStatements(t, "../../docs/adapters/mysql.md", table, ran, []string{
+	sqlbasetest.CompareStatements(t, "../../docs/adapters/mysql.md", table, ran, []string{
 		"INSERT INTO usertable (YCSB_KEY,field0,field1,field2,field3,field4,field5,field6,field7,field8,field9) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
 		"SELECT * FROM usertable WHERE YCSB_KEY = ?",
 		"SELECT * FROM usertable WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?",

@@ -3,7 +3,7 @@
 // property names (db.url, db.user, db.passwd, db.batchsize,
 // jdbc.autocommit, jdbc.batchupdateapi; db.driver and jdbc.fetchsize
 // accepted and told to have no effect), its table (usertable: YCSB_KEY and
-// FIELD0..FIELDn-1) and its statements word for word (adapters/jdbc).
+// FIELD0..FIELDn-1) and its statements word for word (adapters/sqlbase).
 //
 // It talks to the server with github.com/go-sql-driver/mysql at the level
 // of database/sql/driver: each statement is prepared once per connection
@@ -32,7 +32,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"benchtop/adapters"
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // Name is the adapter's name on the command line.
@@ -45,9 +45,9 @@ func init() {
 	adapters.Register(adapters.Driver{
 		Name:        Name,
 		Description: "MySQL and MariaDB, as YCSB's JDBC binding drives them: usertable's YCSB_KEY and FIELD columns, prepared statements",
-		Prefixes:    jdbc.Prefixes,
-		Keys:        jdbc.Keys,
-		Notes:       func(p adapters.Properties) []string { return jdbc.Notes(p, driverName) },
+		Prefixes:    sqlbase.Prefixes,
+		Keys:        sqlbase.Keys,
+		Notes:       func(p adapters.Properties) []string { return sqlbase.Notes(p, driverName) },
 		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(ctx, props)
 		},
@@ -59,16 +59,16 @@ func init() {
 
 // DB is an open adapter: the pool of connections to one server.
 type DB struct {
-	cfg       jdbc.Config
+	cfg       sqlbase.Config
 	mycfg     *gomysql.Config
 	connector driver.Connector
-	batch     jdbc.Batch
-	cols      *jdbc.Columns
-	ph        jdbc.Placeholders
-	pool      *jdbc.Pool[*conn]
+	batch     sqlbase.Batch
+	cols      *sqlbase.Columns
+	ph        sqlbase.Placeholders
+	pool      *sqlbase.Pool[*conn]
 
 	// The table, its description and partitions, Prepare and Close.
-	jdbc.Shared
+	sqlbase.Shared
 }
 
 var (
@@ -81,7 +81,7 @@ var (
 
 // dialect is what the table check knows of MySQL: names match without
 // regard to case; keys and values round-trip through these types.
-var dialect = jdbc.Dialect{
+var dialect = sqlbase.Dialect{
 	KeyTypes: []string{"varchar", "char", "varbinary", "binary"},
 	FieldTypes: []string{"longblob", "mediumblob", "blob", "tinyblob", "longtext", "mediumtext", "text", "tinytext",
 		"varbinary", "binary", "varchar", "char"},
@@ -90,7 +90,7 @@ var dialect = jdbc.Dialect{
 // Open reads the properties, opens threadcount connections and looks at
 // the table: an existing one must have YCSB's layout for fieldcount.
 func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
-	cfg, err := jdbc.ReadConfig(props)
+	cfg, err := sqlbase.ReadConfig(props)
 	if err != nil {
 		return nil, err
 	}
@@ -103,12 +103,12 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		return nil, err
 	}
 	_, partsSet := props["partitions"]
-	db := &DB{cfg: cfg, mycfg: mycfg, batch: batch, cols: jdbc.NewColumns(cfg.FieldPrefix, cfg.Fields)}
+	db := &DB{cfg: cfg, mycfg: mycfg, batch: batch, cols: sqlbase.NewColumns(cfg.FieldPrefix, cfg.Fields)}
 	mycfg.DialFunc = dialKeeping
 	if db.connector, err = gomysql.NewConnector(mycfg); err != nil {
-		return nil, &adapters.ConfigError{Key: jdbc.PropURL, Value: cfg.Where(), Allowed: "settings the Go MySQL driver takes: " + jdbc.Scrub(err, cfg.Password, mycfg.Passwd).Error()}
+		return nil, &adapters.ConfigError{Key: sqlbase.PropURL, Value: cfg.Where(), Allowed: "settings the Go MySQL driver takes: " + sqlbase.Scrub(err, cfg.Password, mycfg.Passwd).Error()}
 	}
-	db.pool = jdbc.NewPool(db.dial, func(c *conn) { c.close() })
+	db.pool = sqlbase.NewPool(db.dial, func(c *conn) { c.close() })
 	if err := db.pool.Warm(ctx, cfg.Threads); err != nil {
 		db.pool.Close()
 		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(ctx, err))
@@ -129,7 +129,7 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		db.pool.Close()
 		return nil, err
 	}
-	db.Shared = jdbc.Shared{Cfg: cfg, Dialect: dialect, PartsSet: partsSet, Name: Name, Server: version,
+	db.Shared = sqlbase.Shared{Cfg: cfg, Dialect: dialect, PartsSet: partsSet, Name: Name, Server: version,
 		Where: db.where, Create: db.createTable, CloseConns: db.pool.Close}
 	if err := db.SetTable(t); err != nil {
 		db.pool.Close()
@@ -149,10 +149,10 @@ func (db *DB) where() string {
 }
 
 // createTable connects and creates the table (Shared.Prepare's Create).
-func (db *DB) createTable(ctx context.Context) (jdbc.Table, error) {
+func (db *DB) createTable(ctx context.Context) (sqlbase.Table, error) {
 	c, err := db.get(ctx)
 	if err != nil {
-		return jdbc.Table{}, fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
+		return sqlbase.Table{}, fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
 	}
 	t, err := db.create(ctx, c)
 	db.pool.Put(c, c.bad)

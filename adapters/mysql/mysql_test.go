@@ -13,7 +13,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"benchtop/adapters"
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // db.url's forms: YCSB's jdbc:mysql:// (and jdbc:mariadb://) URL with
@@ -34,7 +34,7 @@ func TestConnConfig(t *testing.T) {
 		{url: "root:pw@tcp(127.0.0.1:3309)/e?rewriteBatchedStatements=true", addr: "127.0.0.1:3309", db: "e", wantUser: "root", wantPass: "pw", rewrite: true},
 		{url: "root@tcp(127.0.0.1:3309)/e", pass: "x9", addr: "127.0.0.1:3309", db: "e", wantUser: "root", wantPass: "x9"},
 	} {
-		cfg, rewrite, err := connConfig(jdbc.Config{URL: tc.url, User: tc.user, Password: tc.pass})
+		cfg, rewrite, err := connConfig(sqlbase.Config{URL: tc.url, User: tc.user, Password: tc.pass})
 		if err != nil {
 			t.Errorf("%s: %v", tc.url, err)
 			continue
@@ -55,9 +55,9 @@ func TestConnConfig(t *testing.T) {
 		"jdbc:mysql://u:s3cret@127.0.0.1/ycsb?sslMode=sometimes",
 		"postgres://u:s3cret@127.0.0.1/ycsb",
 	} {
-		_, _, err := connConfig(jdbc.Config{URL: bad})
+		_, _, err := connConfig(sqlbase.Config{URL: bad})
 		var ce *adapters.ConfigError
-		if !errors.As(err, &ce) || ce.Key != jdbc.PropURL {
+		if !errors.As(err, &ce) || ce.Key != sqlbase.PropURL {
 			t.Errorf("%s: %v, want a ConfigError on db.url", bad, err)
 			continue
 		}
@@ -69,7 +69,7 @@ func TestConnConfig(t *testing.T) {
 
 // Errors are classified by the server's number, or by what broke.
 func TestClassify(t *testing.T) {
-	db := &DB{mycfg: &gomysql.Config{Passwd: "s3cret"}, cfg: jdbc.Config{Password: "s3cret"}}
+	db := &DB{mycfg: &gomysql.Config{Passwd: "s3cret"}, cfg: sqlbase.Config{Password: "s3cret"}}
 	ctx := t.Context()
 	for _, tc := range []struct {
 		err  error
@@ -96,7 +96,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestCreateSQL(t *testing.T) {
-	got := CreateSQL(jdbc.Config{Table: "usertable", Fields: 2, FieldPrefix: "field", Partitions: 4})
+	got := CreateSQL(sqlbase.Config{Table: "usertable", Fields: 2, FieldPrefix: "field", Partitions: 4})
 	want := "CREATE TABLE IF NOT EXISTS usertable (YCSB_KEY VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PRIMARY KEY, FIELD0 LONGBLOB, FIELD1 LONGBLOB) PARTITION BY KEY (YCSB_KEY) PARTITIONS 4"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

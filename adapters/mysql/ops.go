@@ -7,14 +7,14 @@ import (
 	"io"
 
 	"benchtop/adapters"
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // Signatures of the statements that have no columns of their own.
 var (
-	sigRead   = []byte{jdbc.KindRead}
-	sigScan   = []byte{jdbc.KindScan}
-	sigDelete = []byte{jdbc.KindDelete}
+	sigRead   = []byte{sqlbase.KindRead}
+	sigScan   = []byte{sqlbase.KindScan}
+	sigDelete = []byte{sqlbase.KindDelete}
 )
 
 // rows runs a query statement with c.args and hands each row's values to
@@ -110,7 +110,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst 
 	case pickErr != nil:
 		return dst, fmt.Errorf("read %s: %w", table, pickErr)
 	case !found:
-		return dst, jdbc.NotFound("read", table, key)
+		return dst, sqlbase.NotFound("read", table, key)
 	}
 	return dst, nil
 }
@@ -165,7 +165,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 		db.put(c, nil, false)
 		return fmt.Errorf("update %s: %w", table, err)
 	}
-	st, once, err := db.statement(c, c.set.Sig(jdbc.KindUpdate, 1), func() string {
+	st, once, err := db.statement(c, c.set.Sig(sqlbase.KindUpdate, 1), func() string {
 		return db.ph.Update(db.cfg.Table, c.set.Names(db.cols))
 	})
 	if err != nil {
@@ -183,7 +183,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 	case err != nil:
 		return db.opError(ctx, "update", err)
 	case n == 0:
-		return jdbc.NotFound("update", table, key)
+		return sqlbase.NotFound("update", table, key)
 	}
 	return nil
 }
@@ -206,7 +206,7 @@ func (db *DB) insertOne(ctx context.Context, c *conn, key string, values []adapt
 	if err := c.set.Of(db.cols, values); err != nil {
 		return fmt.Errorf("insert %s: %w", db.cfg.Table, err)
 	}
-	st, once, err := db.statement(c, c.set.Sig(jdbc.KindInsert, 1), func() string {
+	st, once, err := db.statement(c, c.set.Sig(sqlbase.KindInsert, 1), func() string {
 		return db.ph.Insert(db.cfg.Table, c.set.Names(db.cols), 1)
 	})
 	if err != nil {
@@ -247,7 +247,7 @@ func (db *DB) Delete(ctx context.Context, table, key string) error {
 	case err != nil:
 		return db.opError(ctx, "delete", err)
 	case n == 0:
-		return jdbc.NotFound("delete", table, key)
+		return sqlbase.NotFound("delete", table, key)
 	}
 	return nil
 }
@@ -278,7 +278,7 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 }
 
 func (db *DB) insertRewritten(ctx context.Context, c *conn, records []adapters.Record) error {
-	st, once, err := db.statement(c, c.set.Sig(jdbc.KindMulti, len(records)), func() string {
+	st, once, err := db.statement(c, c.set.Sig(sqlbase.KindMulti, len(records)), func() string {
 		return db.ph.Insert(db.cfg.Table, c.set.Names(db.cols), len(records))
 	})
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // schemaAndName splits schema.table; a bare name is in the connection's
@@ -20,8 +20,8 @@ func schemaAndName(table string) (schema, name string) {
 
 // inspect says what the server has of the table (names are checked
 // identifiers, so they go into the statements as literals).
-func (db *DB) inspect(ctx context.Context, c *conn) (jdbc.Table, error) {
-	var t jdbc.Table
+func (db *DB) inspect(ctx context.Context, c *conn) (sqlbase.Table, error) {
+	var t sqlbase.Table
 	schema, name := schemaAndName(db.cfg.Table)
 	rows, err := db.query(ctx, c, fmt.Sprintf(
 		"SELECT COLUMN_NAME, LOWER(DATA_TYPE) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s AND TABLE_NAME = '%s' ORDER BY ORDINAL_POSITION",
@@ -30,7 +30,7 @@ func (db *DB) inspect(ctx context.Context, c *conn) (jdbc.Table, error) {
 		return t, fmt.Errorf("look at table %s in %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
 	}
 	for _, r := range rows {
-		t.Columns = append(t.Columns, jdbc.Column{Name: r[0], Type: r[1]})
+		t.Columns = append(t.Columns, sqlbase.Column{Name: r[0], Type: r[1]})
 	}
 	t.Exists = len(t.Columns) > 0
 	if !t.Exists {
@@ -54,8 +54,8 @@ func (db *DB) inspect(ctx context.Context, c *conn) (jdbc.Table, error) {
 // orders keys) and LONGBLOB fields (values are bytes), PARTITION BY KEY
 // when partitions > 1. IF NOT EXISTS lets the agents of a fleet all ask
 // for it at once.
-func CreateSQL(c jdbc.Config) string {
-	cols := jdbc.NewColumns(c.FieldPrefix, c.Fields)
+func CreateSQL(c sqlbase.Config) string {
+	cols := sqlbase.NewColumns(c.FieldPrefix, c.Fields)
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (YCSB_KEY VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PRIMARY KEY", c.Table)
 	for _, n := range cols.Names {
@@ -69,9 +69,9 @@ func CreateSQL(c jdbc.Config) string {
 }
 
 // create makes the table (unless another client did) and looks at it.
-func (db *DB) create(ctx context.Context, c *conn) (jdbc.Table, error) {
+func (db *DB) create(ctx context.Context, c *conn) (sqlbase.Table, error) {
 	if err := db.execText(ctx, c, CreateSQL(db.cfg)); err != nil {
-		return jdbc.Table{}, fmt.Errorf("create table %s in %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
+		return sqlbase.Table{}, fmt.Errorf("create table %s in %s: %w", db.cfg.Table, db.where(), db.classify(ctx, err))
 	}
 	t, err := db.inspect(ctx, c)
 	if err == nil && !t.Exists {

@@ -11,7 +11,7 @@ import (
 	gomysql "github.com/go-sql-driver/mysql"
 
 	"benchtop/adapters"
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // The JDBC driver's URL parameter that makes a batch one multi-row INSERT
@@ -83,9 +83,9 @@ func millis(d *time.Duration, v string) error {
 // user@tcp(host:3306)/database) with db.user and db.passwd into the Go
 // driver's settings, and says whether the URL asked for rewritten batches.
 // Its errors are *adapters.ConfigError with the URL masked.
-func connConfig(c jdbc.Config) (*gomysql.Config, bool, error) {
+func connConfig(c sqlbase.Config) (*gomysql.Config, bool, error) {
 	bad := func(why string) error {
-		return &adapters.ConfigError{Key: jdbc.PropURL, Value: c.Where(), Allowed: why}
+		return &adapters.ConfigError{Key: sqlbase.PropURL, Value: c.Where(), Allowed: why}
 	}
 	const forms = "YCSB's jdbc:mysql://host:port/database URL, a mysql://user@host:port/database URL or a Go driver DSN (user@tcp(host:port)/database)"
 	var (
@@ -109,7 +109,7 @@ func connConfig(c jdbc.Config) (*gomysql.Config, bool, error) {
 		cfg, err = gomysql.ParseDSN(dsn)
 	}
 	if err != nil {
-		return nil, false, bad(forms + ": " + jdbc.Scrub(err, c.Password).Error())
+		return nil, false, bad(forms + ": " + sqlbase.Scrub(err, c.Password).Error())
 	}
 	if c.User != "" {
 		cfg.User = c.User

@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"benchtop/adapters"
-	"benchtop/engine/stream/streamtest"
+	"benchtop/workload/stream/streamtest"
 )
 
 // nats.storage=memory creates the stream in memory, as the server reports

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // A connection is opened by pgconn (the address forms, TLS, the
@@ -33,14 +33,14 @@ type conn struct {
 	fe      *pgproto3.Frontend
 	stmts   map[string]*stmt
 	named   int
-	set     jdbc.Set
+	set     sqlbase.Set
 	params  [][]byte
 	limit   [8]byte
 	bind    pgproto3.Bind
 	exec    pgproto3.Execute
 	sync    pgproto3.Sync
 	version string // the server's, from the startup
-	w       *jdbc.Watcher
+	w       *sqlbase.Watcher
 	bad     bool // broken or in an unknown state: closed when put back
 }
 
@@ -49,7 +49,7 @@ type conn struct {
 type stmt struct {
 	name      string
 	paramOIDs []uint32
-	res       *jdbc.Result
+	res       *sqlbase.Result
 }
 
 // maxStatements bounds a connection's prepared statements: past it (a
@@ -77,7 +77,7 @@ func (db *DB) dial(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	return &conn{nc: hc.Conn, fe: pgproto3.NewFrontend(hc.Conn, hc.Conn), stmts: map[string]*stmt{},
-		version: hc.ParameterStatuses["server_version"], w: jdbc.NewWatcher(hc.Conn)}, nil
+		version: hc.ParameterStatuses["server_version"], w: sqlbase.NewWatcher(hc.Conn)}, nil
 }
 
 // close says goodbye to the server (Terminate) and closes the socket.

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"benchtop/adapters"
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // opError is an operation's error, classified, its text scrubbed of the
@@ -42,7 +42,7 @@ func (db *DB) classify(err error) error {
 	if err == nil {
 		return nil
 	}
-	err = jdbc.Scrub(err, db.cfg.Password, db.pgcfg.Password)
+	err = sqlbase.Scrub(err, db.cfg.Password, db.pgcfg.Password)
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return adapters.WithKind(kindOfState(pe.Code), err)
@@ -54,7 +54,7 @@ func (db *DB) classify(err error) error {
 	case errors.Is(err, context.DeadlineExceeded), pgconn.Timeout(err), errors.As(err, &ne) && ne.Timeout():
 		return adapters.WithKind(adapters.KindTimeout, err)
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed), errors.Is(err, jdbc.ErrClosed):
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed), errors.Is(err, sqlbase.ErrClosed):
 		return adapters.WithKind(adapters.KindUnavailable, err)
 	}
 	var oe *net.OpError

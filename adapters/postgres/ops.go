@@ -5,14 +5,14 @@ import (
 	"fmt"
 
 	"benchtop/adapters"
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // Signatures of the statements that have no columns of their own.
 var (
-	sigRead   = []byte{jdbc.KindRead}
-	sigScan   = []byte{jdbc.KindScan}
-	sigDelete = []byte{jdbc.KindDelete}
+	sigRead   = []byte{sqlbase.KindRead}
+	sigScan   = []byte{sqlbase.KindScan}
+	sigDelete = []byte{sqlbase.KindDelete}
 )
 
 // Read is YCSB's SELECT * of the key; the fields asked for (all when nil)
@@ -47,7 +47,7 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst 
 	case pickErr != nil:
 		return dst, pickErr
 	case !found:
-		return dst, jdbc.NotFound("read", table, key)
+		return dst, sqlbase.NotFound("read", table, key)
 	}
 	return dst, nil
 }
@@ -114,7 +114,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 		db.pool.Put(c, c.bad)
 		return fmt.Errorf("update %s: %w", table, err)
 	}
-	st, err := db.statement(ctx, c, c.set.Sig(jdbc.KindUpdate, 1), func() string {
+	st, err := db.statement(ctx, c, c.set.Sig(sqlbase.KindUpdate, 1), func() string {
 		return db.ph.Update(db.cfg.Table, c.set.Names(db.cols))
 	})
 	if err != nil {
@@ -132,7 +132,7 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 	case err != nil:
 		return db.opError("update", err)
 	case n == 0:
-		return jdbc.NotFound("update", table, key)
+		return sqlbase.NotFound("update", table, key)
 	}
 	return nil
 }
@@ -155,7 +155,7 @@ func (db *DB) insertOne(ctx context.Context, c *conn, key string, values []adapt
 	if err := c.set.Of(db.cols, values); err != nil {
 		return fmt.Errorf("insert %s: %w", db.cfg.Table, err)
 	}
-	st, err := db.statement(ctx, c, c.set.Sig(jdbc.KindInsert, 1), func() string {
+	st, err := db.statement(ctx, c, c.set.Sig(sqlbase.KindInsert, 1), func() string {
 		return db.ph.Insert(db.cfg.Table, c.set.Names(db.cols), 1)
 	})
 	if err != nil {
@@ -192,7 +192,7 @@ func (db *DB) Delete(ctx context.Context, table, key string) error {
 	case err != nil:
 		return db.opError("delete", err)
 	case n == 0:
-		return jdbc.NotFound("delete", table, key)
+		return sqlbase.NotFound("delete", table, key)
 	}
 	return nil
 }
@@ -226,7 +226,7 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 }
 
 func (db *DB) insertRewritten(ctx context.Context, c *conn, records []adapters.Record) error {
-	st, err := db.statement(ctx, c, c.set.Sig(jdbc.KindMulti, len(records)), func() string {
+	st, err := db.statement(ctx, c, c.set.Sig(sqlbase.KindMulti, len(records)), func() string {
 		return db.ph.Insert(db.cfg.Table, c.set.Names(db.cols), len(records))
 	})
 	if err != nil {
@@ -257,7 +257,7 @@ func (db *DB) insertPipelined(ctx context.Context, c *conn, records []adapters.R
 		if err := c.set.Of(db.cols, r.Fields); err != nil {
 			return fmt.Errorf("insert %s: %w", db.cfg.Table, err)
 		}
-		st, err := db.statement(ctx, c, c.set.Sig(jdbc.KindInsert, 1), func() string {
+		st, err := db.statement(ctx, c, c.set.Sig(sqlbase.KindInsert, 1), func() string {
 			return db.ph.Insert(db.cfg.Table, c.set.Names(db.cols), 1)
 		})
 		if err != nil {

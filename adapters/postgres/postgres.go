@@ -4,7 +4,7 @@
 // jdbc.autocommit, jdbc.batchupdateapi; db.driver and jdbc.fetchsize
 // accepted and told to have no effect), its table (usertable: YCSB_KEY and
 // FIELD0..FIELDn-1) and its statements word for word, with '?' sent as
-// $1, $2, ... as pgjdbc sends them (adapters/jdbc).
+// $1, $2, ... as pgjdbc sends them (adapters/sqlbase).
 //
 // It connects with pgx's low-level connection
 // (github.com/jackc/pgx/v5/pgconn: the URL forms, TLS, authentication)
@@ -33,7 +33,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"benchtop/adapters"
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // Name is the adapter's name on the command line.
@@ -46,9 +46,9 @@ func init() {
 	adapters.Register(adapters.Driver{
 		Name:        Name,
 		Description: "PostgreSQL, as YCSB's JDBC binding drives it: usertable's YCSB_KEY and FIELD columns, prepared statements",
-		Prefixes:    jdbc.Prefixes,
-		Keys:        jdbc.Keys,
-		Notes:       func(p adapters.Properties) []string { return jdbc.Notes(p, driverName) },
+		Prefixes:    sqlbase.Prefixes,
+		Keys:        sqlbase.Keys,
+		Notes:       func(p adapters.Properties) []string { return sqlbase.Notes(p, driverName) },
 		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(ctx, props)
 		},
@@ -57,15 +57,15 @@ func init() {
 
 // DB is an open adapter: the pool of connections to one server.
 type DB struct {
-	cfg   jdbc.Config
+	cfg   sqlbase.Config
 	pgcfg *pgconn.Config
-	batch jdbc.Batch
-	cols  *jdbc.Columns
-	ph    jdbc.Placeholders
-	pool  *jdbc.Pool[*conn]
+	batch sqlbase.Batch
+	cols  *sqlbase.Columns
+	ph    sqlbase.Placeholders
+	pool  *sqlbase.Pool[*conn]
 
 	// The table, its description and partitions, Prepare and Close.
-	jdbc.Shared
+	sqlbase.Shared
 }
 
 var (
@@ -78,7 +78,7 @@ var (
 
 // dialect is what the table check knows of PostgreSQL: unquoted names
 // fold to lower case; keys and values round-trip through these types.
-var dialect = jdbc.Dialect{
+var dialect = sqlbase.Dialect{
 	Folds:      true,
 	KeyTypes:   []string{"varchar", "text", "bpchar"},
 	FieldTypes: []string{"bytea", "text", "varchar", "bpchar"},
@@ -87,7 +87,7 @@ var dialect = jdbc.Dialect{
 // Open reads the properties, opens threadcount connections and looks at
 // the table: an existing one must have YCSB's layout for fieldcount.
 func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
-	cfg, err := jdbc.ReadConfig(props)
+	cfg, err := sqlbase.ReadConfig(props)
 	if err != nil {
 		return nil, err
 	}
@@ -100,9 +100,9 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		return nil, err
 	}
 	_, partsSet := props["partitions"]
-	db := &DB{cfg: cfg, pgcfg: pgcfg, batch: batch, cols: jdbc.NewColumns(cfg.FieldPrefix, cfg.Fields),
-		ph: jdbc.Placeholders{Numbered: true}}
-	db.pool = jdbc.NewPool(db.dial, func(c *conn) { c.close() })
+	db := &DB{cfg: cfg, pgcfg: pgcfg, batch: batch, cols: sqlbase.NewColumns(cfg.FieldPrefix, cfg.Fields),
+		ph: sqlbase.Placeholders{Numbered: true}}
+	db.pool = sqlbase.NewPool(db.dial, func(c *conn) { c.close() })
 	if err := db.pool.Warm(ctx, cfg.Threads); err != nil {
 		db.pool.Close()
 		return nil, fmt.Errorf("connect to %s: %w", db.where(), db.classify(err))
@@ -119,7 +119,7 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 		db.pool.Close()
 		return nil, err
 	}
-	db.Shared = jdbc.Shared{Cfg: cfg, Dialect: dialect, PartsSet: partsSet, Name: Name, Server: version,
+	db.Shared = sqlbase.Shared{Cfg: cfg, Dialect: dialect, PartsSet: partsSet, Name: Name, Server: version,
 		Where: db.where, Create: db.createTable, CloseConns: db.pool.Close}
 	if err := db.SetTable(t); err != nil {
 		db.pool.Close()
@@ -135,10 +135,10 @@ func (db *DB) where() string {
 }
 
 // createTable connects and creates the table (Shared.Prepare's Create).
-func (db *DB) createTable(ctx context.Context) (jdbc.Table, error) {
+func (db *DB) createTable(ctx context.Context) (sqlbase.Table, error) {
 	c, err := db.get(ctx)
 	if err != nil {
-		return jdbc.Table{}, fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(err))
+		return sqlbase.Table{}, fmt.Errorf("create table %s: connect to %s: %w", db.cfg.Table, db.where(), db.classify(err))
 	}
 	t, err := db.create(ctx, c)
 	db.pool.Put(c, c.bad)

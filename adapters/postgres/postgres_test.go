@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"benchtop/adapters"
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // db.url's forms: a postgres:// URL, YCSB's jdbc:postgresql:// URL (its
@@ -32,7 +32,7 @@ func TestConnConfig(t *testing.T) {
 			params: map[string]string{"application_name": "bt", "search_path": "s1"}},
 		{url: "host=127.0.0.1 port=5434 dbname=d user=k password=secret sslmode=disable", host: "127.0.0.1", port: 5434, db: "d", wantUser: "k", want: "secret"},
 	} {
-		cfg, rewrite, err := connConfig(jdbc.Config{URL: tc.url, User: tc.user, Password: tc.pass})
+		cfg, rewrite, err := connConfig(sqlbase.Config{URL: tc.url, User: tc.user, Password: tc.pass})
 		if err != nil {
 			t.Errorf("%s: %v", tc.url, err)
 			continue
@@ -54,9 +54,9 @@ func TestConnConfig(t *testing.T) {
 		"jdbc:postgresql://127.0.0.1/ycsb?password=s3cret&prepareThreshold=5",
 		"mysql://u:s3cret@127.0.0.1/ycsb",
 	} {
-		_, _, err := connConfig(jdbc.Config{URL: bad})
+		_, _, err := connConfig(sqlbase.Config{URL: bad})
 		var ce *adapters.ConfigError
-		if !errors.As(err, &ce) || ce.Key != jdbc.PropURL {
+		if !errors.As(err, &ce) || ce.Key != sqlbase.PropURL {
 			t.Errorf("%s: %v, want a ConfigError on db.url", bad, err)
 			continue
 		}
@@ -68,7 +68,7 @@ func TestConnConfig(t *testing.T) {
 
 // Errors are classified by SQLSTATE, or by what broke.
 func TestClassify(t *testing.T) {
-	db := &DB{pgcfg: &pgconn.Config{Password: "s3cret"}, cfg: jdbc.Config{Password: "s3cret"}}
+	db := &DB{pgcfg: &pgconn.Config{Password: "s3cret"}, cfg: sqlbase.Config{Password: "s3cret"}}
 	for _, tc := range []struct {
 		err  error
 		kind string
@@ -82,7 +82,7 @@ func TestClassify(t *testing.T) {
 		{&pgconn.PgError{Code: "28P01", Message: "password authentication failed"}, adapters.KindOther},
 		{fmt.Errorf("read: %w", io.ErrUnexpectedEOF), adapters.KindUnavailable},
 		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), adapters.KindUnavailable},
-		{jdbc.ErrClosed, adapters.KindUnavailable},
+		{sqlbase.ErrClosed, adapters.KindUnavailable},
 	} {
 		if got := adapters.Kind(db.classify(tc.err)); got != tc.kind {
 			t.Errorf("%v: kind %q, want %q", tc.err, got, tc.kind)
@@ -95,7 +95,7 @@ func TestClassify(t *testing.T) {
 
 // The DDL of a table made at load.
 func TestCreateSQL(t *testing.T) {
-	got := CreateSQL(jdbc.Config{Table: "usertable", Fields: 2, FieldPrefix: "field", Partitions: 3})
+	got := CreateSQL(sqlbase.Config{Table: "usertable", Fields: 2, FieldPrefix: "field", Partitions: 3})
 	want := `SELECT pg_advisory_xact_lock(hashtext('benchtop:' || 'usertable'));
 CREATE TABLE IF NOT EXISTS usertable (YCSB_KEY VARCHAR(255) COLLATE "C" PRIMARY KEY, FIELD0 BYTEA, FIELD1 BYTEA) PARTITION BY HASH (YCSB_KEY);
 CREATE TABLE IF NOT EXISTS usertable_p0 PARTITION OF usertable FOR VALUES WITH (MODULUS 3, REMAINDER 0);
@@ -105,7 +105,7 @@ CREATE TABLE IF NOT EXISTS usertable_p2 PARTITION OF usertable FOR VALUES WITH (
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	if got := CreateSQL(jdbc.Config{Table: "t", Fields: 1, FieldPrefix: "field", Partitions: 1}); strings.Contains(got, "PARTITION") {
+	if got := CreateSQL(sqlbase.Config{Table: "t", Fields: 1, FieldPrefix: "field", Partitions: 1}); strings.Contains(got, "PARTITION") {
 		t.Errorf("one partition is no partitioning: %s", got)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // columnsSQL lists a table's columns and their types; to_regclass finds
@@ -20,15 +20,15 @@ const partitionsSQL = `SELECT p.partstrat::text, (SELECT count(*) FROM pg_inheri
 FROM pg_partitioned_table p WHERE p.partrelid = to_regclass(%s)`
 
 // inspect says what the server has of the table.
-func (db *DB) inspect(ctx context.Context, c *conn) (jdbc.Table, error) {
-	var t jdbc.Table
+func (db *DB) inspect(ctx context.Context, c *conn) (sqlbase.Table, error) {
+	var t sqlbase.Table
 	name := quote(db.cfg.Table)
 	rows, err := c.query(ctx, fmt.Sprintf(columnsSQL, name))
 	if err != nil {
 		return t, fmt.Errorf("look at table %s in %s: %w", db.cfg.Table, db.where(), db.classify(err))
 	}
 	for _, r := range rows {
-		t.Columns = append(t.Columns, jdbc.Column{Name: r[0], Type: r[1]})
+		t.Columns = append(t.Columns, sqlbase.Column{Name: r[0], Type: r[1]})
 	}
 	t.Exists = len(t.Columns) > 0
 	if !t.Exists {
@@ -51,8 +51,8 @@ func (db *DB) inspect(ctx context.Context, c *conn) (jdbc.Table, error) {
 // bytes), hash-partitioned when partitions > 1; in one implicit
 // transaction under an advisory lock, so that the agents of a fleet can
 // all ask for it at once.
-func CreateSQL(c jdbc.Config) string {
-	cols := jdbc.NewColumns(c.FieldPrefix, c.Fields)
+func CreateSQL(c sqlbase.Config) string {
+	cols := sqlbase.NewColumns(c.FieldPrefix, c.Fields)
 	var b strings.Builder
 	fmt.Fprintf(&b, "SELECT pg_advisory_xact_lock(hashtext('benchtop:' || %s));\n", quote(c.Table))
 	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (YCSB_KEY VARCHAR(255) COLLATE \"C\" PRIMARY KEY", c.Table)
@@ -75,9 +75,9 @@ func CreateSQL(c jdbc.Config) string {
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // create makes the table (unless another client did) and looks at it.
-func (db *DB) create(ctx context.Context, c *conn) (jdbc.Table, error) {
+func (db *DB) create(ctx context.Context, c *conn) (sqlbase.Table, error) {
 	if _, err := c.query(ctx, CreateSQL(db.cfg)); err != nil {
-		return jdbc.Table{}, fmt.Errorf("create table %s in %s: %w", db.cfg.Table, db.where(), db.classify(err))
+		return sqlbase.Table{}, fmt.Errorf("create table %s in %s: %w", db.cfg.Table, db.where(), db.classify(err))
 	}
 	t, err := db.inspect(ctx, c)
 	if err == nil && !t.Exists {

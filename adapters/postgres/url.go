@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"benchtop/adapters"
-	"benchtop/adapters/jdbc"
+	"benchtop/adapters/sqlbase"
 )
 
 // The JDBC driver's URL parameter that makes a batch one multi-row INSERT
@@ -34,10 +34,10 @@ var jdbcParams = map[string]string{
 // or YCSB's jdbc:postgresql:// URL) with db.user and db.passwd into pgx's
 // connection settings, and says whether the URL asked for rewritten
 // batches. Its errors are *adapters.ConfigError with the URL masked.
-func connConfig(c jdbc.Config) (*pgconn.Config, bool, error) {
+func connConfig(c sqlbase.Config) (*pgconn.Config, bool, error) {
 	s := c.URL
 	bad := func(why string) error {
-		return &adapters.ConfigError{Key: jdbc.PropURL, Value: c.Where(), Allowed: why}
+		return &adapters.ConfigError{Key: sqlbase.PropURL, Value: c.Where(), Allowed: why}
 	}
 	rewrite := false
 	if len(s) > 5 && strings.EqualFold(s[:5], "jdbc:") {
@@ -66,7 +66,7 @@ func connConfig(c jdbc.Config) (*pgconn.Config, bool, error) {
 	}
 	cfg, err := pgconn.ParseConfig(s)
 	if err != nil {
-		return nil, false, bad("a URL pgx can read: " + jdbc.Scrub(err, c.Password).Error())
+		return nil, false, bad("a URL pgx can read: " + sqlbase.Scrub(err, c.Password).Error())
 	}
 	if c.User != "" {
 		cfg.User = c.User

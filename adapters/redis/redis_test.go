@@ -13,7 +13,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/adapters/adaptertest"
-	"benchtop/engine/stream/streamtest"
+	"benchtop/workload/stream/streamtest"
 )
 
 func TestParseConfig(t *testing.T) {

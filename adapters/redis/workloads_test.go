@@ -14,9 +14,9 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/core"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
+	"benchtop/workload/ycsb"
 )
 
 // commandStats returns INFO commandstats as command name -> calls.
@@ -157,7 +157,7 @@ func testWorkload(t *testing.T, db *DB, exact bool, wl string, strict bool) {
 	load := runWorkload(t, "load", props, sdb)
 	afterLoad := commandStats(t, db.client)
 	ld := delta(before, afterLoad)
-	if n, failed := opCount(load, core.OpInsert); n != 500 || failed != 0 || load.Set.Ops != 500 {
+	if n, failed := opCount(load, ycsb.OpInsert); n != 500 || failed != 0 || load.Set.Ops != 500 {
 		t.Fatalf("load: %d INSERTs (%d failed), Ops %d; want 500", n, failed, load.Set.Ops)
 	}
 	// Batched: 100 records per pipeline (redis.batchsize).
@@ -173,38 +173,38 @@ func testWorkload(t *testing.T, db *DB, exact bool, wl string, strict bool) {
 	run := runWorkload(t, "run", props, sdb)
 	rd := delta(afterLoad, commandStats(t, db.client))
 	counts := map[int]int64{}
-	for op := range core.OpNames {
+	for op := range ycsb.OpNames {
 		n, failed := opCount(run, op)
 		if failed != 0 {
-			t.Errorf("%s: %d of %d failed (%v)", core.OpNames[op], failed, n, run.Set.Causes[op])
+			t.Errorf("%s: %d of %d failed (%v)", ycsb.OpNames[op], failed, n, run.Set.Causes[op])
 		}
 		counts[op] = n
 	}
 	if run.Set.Ops != 1000 {
 		t.Errorf("run: Ops = %d, want 1000", run.Set.Ops)
 	}
-	rmw := counts[core.OpRMW]
-	top := counts[core.OpRead] + counts[core.OpUpdate] + counts[core.OpInsert] + counts[core.OpScan] + counts[core.OpDelete] - rmw
+	rmw := counts[ycsb.OpRMW]
+	top := counts[ycsb.OpRead] + counts[ycsb.OpUpdate] + counts[ycsb.OpInsert] + counts[ycsb.OpScan] + counts[ycsb.OpDelete] - rmw
 	if top != 1000 {
 		t.Errorf("run: operations %v add up to %d (the read-modify-writes' READ and UPDATE counted once), want 1000", counts, top)
 	}
 	checkMix(t, wl, props, counts)
 
 	// Every operation reached the server, as the commands listed above.
-	ins, upd := counts[core.OpInsert], counts[core.OpUpdate]
-	want = map[string]int64{"zadd": ins, "hset": upd + ins, "zrangebylex": counts[core.OpScan]}
+	ins, upd := counts[ycsb.OpInsert], counts[ycsb.OpUpdate]
+	want = map[string]int64{"zadd": ins, "hset": upd + ins, "zrangebylex": counts[ycsb.OpScan]}
 	if strict {
 		// The script's own EXISTS and HSET count as calls too.
 		want = map[string]int64{"zadd": ins, "hset": ins + upd, "evalsha": upd, "exists": upd, "del": ins, "multi": ins, "exec": ins,
-			"zrangebylex": counts[core.OpScan]}
+			"zrangebylex": counts[ycsb.OpScan]}
 	}
 	// Scans fetch the records they found with HGETALL too: at least the
 	// start key, which is always loaded.
 	hgetall := rd["hgetall"]
 	delete(rd, "hgetall")
 	checkCommands(t, "run", rd, want, exact)
-	if got, want := hgetall, counts[core.OpRead]; (counts[core.OpScan] == 0 && !calls(got, want, exact)) || got < want+counts[core.OpScan] {
-		t.Errorf("READ: %d measured (with the read-modify-writes'), %d scans, %d HGETALL on the server", want, counts[core.OpScan], got)
+	if got, want := hgetall, counts[ycsb.OpRead]; (counts[ycsb.OpScan] == 0 && !calls(got, want, exact)) || got < want+counts[ycsb.OpScan] {
+		t.Errorf("READ: %d measured (with the read-modify-writes'), %d scans, %d HGETALL on the server", want, counts[ycsb.OpScan], got)
 	}
 	if got := db.client.ZCard(ctx, indexKey(table)).Val(); got != 500+ins {
 		t.Errorf("index holds %d keys after the run, want %d", got, 500+ins)
@@ -239,17 +239,17 @@ func checkMix(t *testing.T, wl string, props map[string]string, counts map[int]i
 	t.Helper()
 	share := func(k string) float64 { v, _ := strconv.ParseFloat(props[k], 64); return v }
 	want := map[int]float64{
-		core.OpRead:   share("readproportion") + share("readmodifywriteproportion"),
-		core.OpUpdate: share("updateproportion") + share("readmodifywriteproportion"),
-		core.OpInsert: share("insertproportion"),
-		core.OpScan:   share("scanproportion"),
-		core.OpRMW:    share("readmodifywriteproportion"),
+		ycsb.OpRead:   share("readproportion") + share("readmodifywriteproportion"),
+		ycsb.OpUpdate: share("updateproportion") + share("readmodifywriteproportion"),
+		ycsb.OpInsert: share("insertproportion"),
+		ycsb.OpScan:   share("scanproportion"),
+		ycsb.OpRMW:    share("readmodifywriteproportion"),
 	}
 	for op, p := range want {
 		n := counts[op]
 		if p == 0 {
 			if n != 0 {
-				t.Errorf("workload%s: %d %s, want none", wl, n, core.OpNames[op])
+				t.Errorf("workload%s: %d %s, want none", wl, n, ycsb.OpNames[op])
 			}
 			continue
 		}
@@ -257,7 +257,7 @@ func checkMix(t *testing.T, wl string, props map[string]string, counts map[int]i
 		exp := 1000 * p
 		sd := max(math.Sqrt(1000*p*(1-p)), 0.5)
 		if float64(n) < exp-5*sd || float64(n) > exp+5*sd {
-			t.Errorf("workload%s: %d %s, want about %.0f", wl, n, core.OpNames[op], exp)
+			t.Errorf("workload%s: %d %s, want about %.0f", wl, n, ycsb.OpNames[op], exp)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"benchtop/adapters/sim"
 	"benchtop/engine"
-	_ "benchtop/engine/core"
+	_ "benchtop/workload/ycsb"
 )
 
 // measured is what the engine measured in a run against the model, and

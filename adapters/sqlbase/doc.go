@@ -1,4 +1,4 @@
-// Package jdbc is what benchtop's SQL adapters (postgres, mysql) share of
+// Package sqlbase is what benchtop's SQL adapters (postgres, mysql) share of
 // YCSB's JDBC binding (site.ycsb.db.JdbcDBClient): its property names
 // (db.url, db.user, db.passwd, db.batchsize, jdbc.autocommit,
 // jdbc.fetchsize, jdbc.batchupdateapi, db.driver), its table layout
@@ -11,4 +11,4 @@
 // Partitions, Close (shared.go). It is not
 // an adapter: it registers nothing, and imports only the adapters
 // contract.
-package jdbc
+package sqlbase

@@ -1,4 +1,4 @@
-package jdbc
+package sqlbase
 
 import (
 	"context"

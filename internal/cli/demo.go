@@ -1,7 +1,7 @@
 package cli
 
 // [demo] benchtop demo [sim|memory]: the store it plays on and the
-// scenario it plays there (engine/steps' SimDemo or MemoryDemo), which the
+// scenario it plays there (results/steps' SimDemo or MemoryDemo), which the
 // screen captions (screen.go) and the player plays (props.go).
 
 import (
@@ -11,7 +11,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/adapters/sim"
-	"benchtop/engine/steps"
+	"benchtop/results/steps"
 )
 
 // demoAdapter takes the demo's optional store from args: sim (the

@@ -22,9 +22,9 @@ import (
 	_ "benchtop/adapters/postgres"
 	_ "benchtop/adapters/redis"
 	_ "benchtop/adapters/sim"
-	_ "benchtop/engine/core"
-	_ "benchtop/engine/stream"
-	_ "benchtop/engine/timeseries"
+	_ "benchtop/workload/stream"
+	_ "benchtop/workload/timeseries"
+	_ "benchtop/workload/ycsb"
 )
 
 // The tests run commands as the binary does: with the adapters and

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"benchtop/engine"
-	"benchtop/engine/report"
 	"benchtop/engine/units"
+	"benchtop/results/report"
 )
 
 // runFailures tells on stderr, one line per phase, what its failed

@@ -1,6 +1,6 @@
 package cli
 
-// --find-max and its flags: the capacity search (engine/findmax) of a
+// --find-max and its flags: the capacity search (results/findmax) of a
 // run, its refusals, and the exit status its outcome gives.
 
 import (
@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"benchtop/engine"
-	"benchtop/engine/findmax"
-	"benchtop/engine/steps"
+	"benchtop/results/findmax"
+	"benchtop/results/steps"
 )
 
 // findMaxFlags are --find-max (repeatable), --find-max-time,

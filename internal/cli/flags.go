@@ -6,7 +6,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/steps"
+	"benchtop/results/steps"
 	"benchtop/themes"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"benchtop/engine/steps"
+	"benchtop/results/steps"
 )
 
 // Bad input: one line on stderr naming the flag or property, the value and

@@ -12,12 +12,12 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/findmax"
-	"benchtop/engine/steps"
-	"benchtop/engine/stream"
 	"benchtop/fleet"
 	"benchtop/internal/output"
 	"benchtop/liblog"
+	"benchtop/results/findmax"
+	"benchtop/results/steps"
+	"benchtop/workload/stream"
 )
 
 // fleetRun validates the configuration as a local run does, coordinates

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"benchtop/engine/stream"
+	"benchtop/workload/stream"
 )
 
 // kafkaOrSkip returns the brokers of a real Kafka, or skips.

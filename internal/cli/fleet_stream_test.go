@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/stream"
 	"benchtop/fleet"
 	"benchtop/internal/output"
+	"benchtop/workload/stream"
 )
 
 // streamConfig is a stream run on Redis Streams, validated.

@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"benchtop/engine/stream"
+	"benchtop/workload/stream"
 )
 
 // memberRun is one standalone process of a consumer group, as run.

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/findmax"
 	"benchtop/engine/measure"
-	"benchtop/engine/steps"
 	"benchtop/fleet"
 	"benchtop/internal/output"
 	"benchtop/internal/output/metrics"
+	"benchtop/results/findmax"
+	"benchtop/results/steps"
 )
 
 // hooks are the functions a run calls with every phase, snapshot and

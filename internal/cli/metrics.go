@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/stream"
 	"benchtop/internal/output/metrics"
+	"benchtop/workload/stream"
 )
 
 // startMetrics opens the endpoint and checks the push URL of o, and

@@ -3,8 +3,8 @@ package cli
 import (
 	"time"
 
-	"benchtop/engine/steps"
 	"benchtop/internal/output"
+	"benchtop/results/steps"
 )
 
 // options are a run's command line, parsed (parse.go) by one pass over

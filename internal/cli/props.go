@@ -12,9 +12,9 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/marks"
-	"benchtop/engine/steps"
 	"benchtop/internal/output"
+	"benchtop/results/marks"
+	"benchtop/results/steps"
 )
 
 // readPropertyFile reads one -P file. Its errors are usage errors naming

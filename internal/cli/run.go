@@ -9,11 +9,11 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/findmax"
-	"benchtop/engine/steps"
 	"benchtop/internal/output"
 	"benchtop/internal/output/metrics"
 	"benchtop/liblog"
+	"benchtop/results/findmax"
+	"benchtop/results/steps"
 	"benchtop/tui/attach"
 )
 

@@ -21,9 +21,9 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/adapters/sim"
-	"benchtop/engine/marks"
-	"benchtop/engine/report"
 	"benchtop/htmlreport"
+	"benchtop/results/marks"
+	"benchtop/results/report"
 )
 
 // simArgs is a run on a model of 2,000 ops/s (20 servers of 10 ms,

@@ -15,11 +15,11 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/steps"
 	"benchtop/fleet"
 	"benchtop/htmlreport"
 	"benchtop/internal/output"
 	"benchtop/liblog"
+	"benchtop/results/steps"
 	"benchtop/tui"
 	"benchtop/tui/attach"
 	"benchtop/tui/common"

@@ -13,10 +13,10 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/report"
-	"benchtop/engine/steps"
-	"benchtop/engine/verdict"
-	"benchtop/engine/workload"
+	"benchtop/results/report"
+	"benchtop/results/steps"
+	"benchtop/results/thresholds"
+	"benchtop/workload"
 )
 
 // parseDuration reads --duration.
@@ -30,7 +30,7 @@ func parseDuration(v string) (time.Duration, error) {
 
 // checkThreshold checks one --threshold expression.
 func checkThreshold(v string) error {
-	if _, err := verdict.Parse(v); err != nil {
+	if _, err := thresholds.Parse(v); err != nil {
 		return usagef("--threshold: %v", err)
 	}
 	return nil
@@ -50,7 +50,7 @@ func checkThresholdOps(exprs []string, cfg *engine.Config) error {
 		return nil
 	}
 	for _, e := range exprs {
-		t, err := verdict.Parse(e)
+		t, err := thresholds.Parse(e)
 		if err != nil || t.Op == "TOTAL" || slices.ContainsFunc(ops, func(op string) bool { return strings.EqualFold(op, t.Op) }) {
 			continue
 		}
@@ -73,8 +73,8 @@ func durationProps(d time.Duration, props map[string]string) {
 // thresholdsCrossed prints the crossed thresholds on stderr and reports
 // whether there were any.
 func thresholdsCrossed(results []*engine.PhaseResult, info engine.Info, stderr io.Writer) bool {
-	rs := report.Verdicts(results, info)
-	n := verdict.Crossed(rs)
+	rs := report.CheckThresholds(results, info)
+	n := thresholds.Crossed(rs)
 	for _, r := range rs {
 		if !r.Pass {
 			fmt.Fprintf(stderr, "benchtop: threshold %s crossed: %s\n", r.Threshold, r.Text)

@@ -8,8 +8,8 @@ package cli
 import (
 	"strings"
 
-	"benchtop/engine/stream"
 	"benchtop/internal/output"
+	"benchtop/workload/stream"
 )
 
 const verdictUsage = `usage: benchtop verdict A.json B.json ... [--json VERDICT.json]

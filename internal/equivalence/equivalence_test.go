@@ -19,14 +19,14 @@ import (
 	_ "benchtop/adapters/influx" // the stores of the runs, as main registers them
 	_ "benchtop/adapters/memory"
 	"benchtop/engine"
-	_ "benchtop/engine/core" // the workloads, as main registers them
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
-	"benchtop/engine/stream"
-	_ "benchtop/engine/timeseries"
-	"benchtop/engine/workload"
 	"benchtop/fleet"
 	"benchtop/internal/cli"
+	"benchtop/workload"
+	"benchtop/workload/stream"
+	_ "benchtop/workload/timeseries"
+	_ "benchtop/workload/ycsb" // the workloads, as main registers them
 )
 
 var update = flag.Bool("update", false, "write the goldens from this build")

@@ -25,9 +25,9 @@ import (
 	_ "benchtop/adapters/dynamodb" // the stores searched, as main registers them
 	_ "benchtop/adapters/redis"
 	"benchtop/adapters/sim"
-	_ "benchtop/engine/core" // the core workload
-	"benchtop/engine/findmax"
 	"benchtop/internal/cli"
+	"benchtop/results/findmax"
+	_ "benchtop/workload/ycsb" // the core workload
 )
 
 // The exit statuses the searches end with (internal/cli/exit.go).
@@ -167,7 +167,7 @@ func (r *Run) Oracle(t *testing.T, q float64, bound time.Duration) (lo, hi float
 				t.Fatal(err)
 			}
 			measured := time.Duration(*c.Actual * 1e3)
-			t.Logf("probe %d at %.0f ops/s (%s): p99 %v measured, %v by the model", p.N, p.TargetOpsSec, p.Verdict, measured, pred.Intended(q))
+			t.Logf("probe %d at %.0f ops/s (%s): p99 %v measured, %v by the model", p.N, p.TargetOpsSec, p.Outcome, measured, pred.Intended(q))
 			return measured - pred.Intended(q), true
 		}
 		return 0, false
@@ -176,14 +176,14 @@ func (r *Run) Oracle(t *testing.T, q float64, bound time.Duration) (lo, hi float
 	noise = max(noise, 0)
 	failed := math.Inf(1)
 	for _, p := range r.Capacity.Probes {
-		if p.Verdict == findmax.Fail && p.TargetOpsSec > ans.TargetOpsSec && p.Threads == ans.Threads {
+		if p.Outcome == findmax.Fail && p.TargetOpsSec > ans.TargetOpsSec && p.Threads == ans.Threads {
 			failed = math.Min(failed, p.TargetOpsSec)
 		}
 	}
 	calmest := time.Duration(math.MaxInt64)
 	served := 0.0 // the failed probe's calmest share of the model's goodput
 	for _, p := range r.Capacity.Probes {
-		if p.Verdict == findmax.Fail && p.TargetOpsSec == failed && p.Threads == ans.Threads {
+		if p.Outcome == findmax.Fail && p.TargetOpsSec == failed && p.Threads == ans.Threads {
 			if e, ok := excess(p); ok {
 				calmest = min(calmest, e)
 			}
@@ -266,7 +266,7 @@ func (r *Run) CheckOracle(t *testing.T, q float64, bound time.Duration, prec flo
 
 // roundingUnit is the step the search rounds its targets to near rate:
 // a tenth of the precision or finer, in significant digits (3 at 5 %:
-// 10 ops/s near 4,000), as engine/findmax's bracket rounds them. A
+// 10 ops/s near 4,000), as results/findmax's bracket rounds them. A
 // bracket closed at the precision may sit that much further out.
 func roundingUnit(rate, prec float64) float64 {
 	if rate <= 0 || prec <= 0 {
@@ -277,7 +277,7 @@ func roundingUnit(rate, prec float64) float64 {
 }
 
 // Crowded tells whether the search saw the host's cores busy with a load
-// not its own (engine/findmax's client rule: the host's CPU full while
+// not its own (results/findmax's client rule: the host's CPU full while
 // benchtop's share of it was not): then which limit it flags, the
 // client's or the threads', says more of the machine than of the model.
 func (r *Run) Crowded() bool { return strings.Contains(r.Stderr, "another load shares them") }
@@ -290,7 +290,7 @@ func (r *Run) AnswerProbe(t *testing.T) findmax.Probe {
 		t.Fatalf("no answer: %s", c.Answer)
 	}
 	for _, p := range c.Probes {
-		if p.TargetOpsSec == *c.RateOpsSec && p.Verdict == findmax.Pass {
+		if p.TargetOpsSec == *c.RateOpsSec && p.Outcome == findmax.Pass {
 			return p
 		}
 	}

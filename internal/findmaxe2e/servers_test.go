@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"benchtop/engine/findmax"
 	"benchtop/internal/cli"
+	"benchtop/results/findmax"
 )
 
 func needServer(t *testing.T, env, how string) string {
@@ -60,10 +60,10 @@ func checkServerSearch(t *testing.T, r *Run) {
 		if p.TargetOpsSec <= 0 {
 			t.Errorf("probe %d unpaced after the first", p.N)
 		}
-		passed = passed || (p.Verdict == findmax.Pass && p.TargetOpsSec == *c.RateOpsSec)
-		failedAbove = failedAbove || (p.Verdict == findmax.Fail && p.TargetOpsSec > *c.RateOpsSec)
+		passed = passed || (p.Outcome == findmax.Pass && p.TargetOpsSec == *c.RateOpsSec)
+		failedAbove = failedAbove || (p.Outcome == findmax.Fail && p.TargetOpsSec > *c.RateOpsSec)
 	}
-	if !passed || (!failedAbove && c.Probes[0].Verdict != findmax.Fail) {
+	if !passed || (!failedAbove && c.Probes[0].Outcome != findmax.Fail) {
 		t.Errorf("no passing probe at the answer with a failure above it: %+v", c.Probes)
 	}
 	for i := range c.Probes {

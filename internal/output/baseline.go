@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/report"
 	"benchtop/htmlreport"
+	"benchtop/results/report"
 )
 
 // Baseline is the run given with --baseline, read before anything

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"benchtop/engine/findmax"
+	"benchtop/results/findmax"
 )
 
 // WriteCapacity writes the search's lines after the text report: "#

@@ -2,7 +2,7 @@
 // a later command takes (--baseline, benchtop report). It takes typed
 // paths and names and returns plain errors that name the flag or property
 // and the path; internal/cli decides which are bad input (exit status 2)
-// and which are failures. engine/report formats the figures, htmlreport
+// and which are failures. results/report formats the figures, htmlreport
 // draws the page; this package puts them into files.
 //
 // Where things live:
@@ -18,7 +18,7 @@
 //   - exports.go: Exports, the run's hooks that stream the time series,
 //     the HDR interval log and the page's recording, and Finish, which
 //     puts every export under its name.
-//   - summary.go: Summary, the JSON summary document: engine/report's
+//   - summary.go: Summary, the JSON summary document: results/report's
 //     summary, the workload's closing section under its key, and typed
 //     members for failed steps, the baseline and a fleet.
 //   - html.go: the live --html page, made from htmlreport's Recorder.

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/findmax"
 	"benchtop/engine/measure"
-	"benchtop/engine/report"
+	"benchtop/results/findmax"
+	"benchtop/results/report"
 )
 
 // Exports are the files of Paths. The streaming ones (--timeseries,

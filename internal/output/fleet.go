@@ -9,9 +9,9 @@ import (
 	"io"
 	"slices"
 
-	"benchtop/engine/stream"
 	"benchtop/fleet"
 	"benchtop/htmlreport"
+	"benchtop/workload/stream"
 )
 
 // FleetMembers are a fleet run's members of the JSON summary.

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/findmax"
-	"benchtop/engine/report"
 	"benchtop/fleet"
+	"benchtop/results/findmax"
+	"benchtop/results/report"
 )
 
 // SaveRun writes the report of r so far (YCSB text and JSON summary, and

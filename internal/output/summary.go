@@ -6,14 +6,14 @@ import (
 	"io"
 
 	"benchtop/engine"
-	"benchtop/engine/findmax"
-	"benchtop/engine/report"
-	"benchtop/engine/steps"
-	"benchtop/engine/workload"
+	"benchtop/results/findmax"
+	"benchtop/results/report"
+	"benchtop/results/steps"
+	"benchtop/workload"
 )
 
 // Summary is the JSON summary document (--json, and the .json the s key
-// saves): the run's summary as engine/report builds it, the workload's
+// saves): the run's summary as results/report builds it, the workload's
 // closing section under its own key (e.g. "stream"), and the members the
 // command adds, each a typed field: "failed_steps", "baseline",
 // "capacity" (--find-max), and a fleet's "agents" and "fleet".

@@ -12,12 +12,12 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
-	"benchtop/engine/report"
-	"benchtop/engine/steps"
-	"benchtop/engine/stream"
-	"benchtop/engine/workload"
 	"benchtop/fleet"
 	"benchtop/htmlreport"
+	"benchtop/results/report"
+	"benchtop/results/steps"
+	"benchtop/workload"
+	"benchtop/workload/stream"
 )
 
 // results is a run phase with the stream's closing section.
@@ -40,7 +40,7 @@ func decode(t *testing.T, b []byte) map[string]any {
 	return m
 }
 
-// The document holds what engine/report's WriteJSON writes (the summary
+// The document holds what results/report's WriteJSON writes (the summary
 // and the closing section with its problems), member for member, with
 // the typed members a command adds beside them.
 func TestSummaryHoldsReportsJSON(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"benchtop/engine/steps"
+	"benchtop/results/steps"
 )
 
 // WriteFailedSteps writes one comment line per failed step after the

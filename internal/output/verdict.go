@@ -13,7 +13,7 @@ import (
 	"io"
 	"os"
 
-	"benchtop/engine/stream"
+	"benchtop/workload/stream"
 )
 
 // Member is one process's part of a group's verdict, read from its JSON

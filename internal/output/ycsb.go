@@ -8,7 +8,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
-	"benchtop/engine/report"
+	"benchtop/results/report"
 )
 
 // YCSB writes the final report where YCSB's client properties say:

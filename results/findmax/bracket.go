@@ -58,7 +58,7 @@ var ascent = []float64{0.10, 0.25, 0.50, 1.00}
 // its target says it was the client's noise.
 func (b *bracket) record(p *probe, spec Spec) {
 	b.probes = append(b.probes, p)
-	if p.Verdict != Pass && p.Verdict != Fail {
+	if p.Outcome != Pass && p.Outcome != Fail {
 		return
 	}
 	if !p.paced() {
@@ -71,11 +71,11 @@ func (b *bracket) record(p *probe, spec Spec) {
 		if b.upper <= 0 {
 			b.outcome = None // nothing succeeded even unpaced
 		}
-	} else if p.Verdict == Pass && (b.lo == nil || p.TargetOpsSec > b.lo.TargetOpsSec) {
+	} else if p.Outcome == Pass && (b.lo == nil || p.TargetOpsSec > b.lo.TargetOpsSec) {
 		b.lo = p
 	}
 	b.bound()
-	if p.paced() && p.Verdict == Fail && b.lo == nil && b.hi == p {
+	if p.paced() && p.Outcome == Fail && b.lo == nil && b.hi == p {
 		b.drops++
 	}
 }
@@ -85,7 +85,7 @@ func (b *bracket) record(p *probe, spec Spec) {
 func (b *bracket) bound() {
 	b.hi, b.hiFails = b.unlimited, 0
 	for _, q := range b.probes {
-		if !q.paced() || q.Verdict != Fail || (b.lo != nil && q.TargetOpsSec <= b.lo.TargetOpsSec) {
+		if !q.paced() || q.Outcome != Fail || (b.lo != nil && q.TargetOpsSec <= b.lo.TargetOpsSec) {
 			continue
 		}
 		switch {

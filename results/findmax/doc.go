@@ -1,6 +1,6 @@
 // Package findmax is the capacity search of `benchtop run ...
 // --find-max EXPR`: the highest rate a database sustains under
-// conditions written in --threshold's language (engine/verdict), found
+// conditions written in --threshold's language (results/thresholds), found
 // live by probes that the search sets through an engine.Controller.
 //
 // The search holds one probe at a time. The first is unlimited: the rate

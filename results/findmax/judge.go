@@ -8,8 +8,8 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/engine/measure"
-	"benchtop/engine/report"
-	"benchtop/engine/verdict"
+	"benchtop/results/report"
+	"benchtop/results/thresholds"
 )
 
 // source is a probe's steady measurements as the conditions read them
@@ -23,7 +23,7 @@ type source struct {
 	service bool // judge service time even when paced
 }
 
-var _ verdict.Source = source{}
+var _ thresholds.Source = source{}
 
 // ops are the indexes of the operation types op names (every type for
 // TOTAL).
@@ -143,14 +143,14 @@ func (s source) beyond(op string, d time.Duration) int64 {
 
 // judged is one condition as judged on a probe.
 type judged struct {
-	t   verdict.Threshold
-	res verdict.Result
+	t   thresholds.Threshold
+	res thresholds.Result
 	// ok is the successful operations its latency is judged on, need
 	// how many it must have (0: none beyond the intervals), over how many
 	// lie beyond its bound (latency under an upper bound only).
 	ok, need, over int64
 	// service is the same condition on service time (paced probes only).
-	service *verdict.Result
+	service *thresholds.Result
 }
 
 // evidence reports whether the condition has what it needs.
@@ -175,8 +175,8 @@ func (j judged) failsEarly() bool {
 }
 
 // judge evaluates every condition on src.
-func judge(conds []verdict.Threshold, src source) []judged {
-	res := verdict.Evaluate(conds, src)
+func judge(conds []thresholds.Threshold, src source) []judged {
+	res := thresholds.Evaluate(conds, src)
 	out := make([]judged, len(conds))
 	for i, t := range conds {
 		j := judged{t: t, res: res[i]}
@@ -191,7 +191,7 @@ func judge(conds []verdict.Threshold, src source) []judged {
 			if src.paced {
 				svc := src
 				svc.service = true
-				r := verdict.Evaluate([]verdict.Threshold{t}, svc)[0]
+				r := thresholds.Evaluate([]thresholds.Threshold{t}, svc)[0]
 				j.service = &r
 			}
 		}
@@ -202,7 +202,7 @@ func judge(conds []verdict.Threshold, src source) []judged {
 
 // label is a condition's metric as the answer names it: "READ.p99",
 // "p99", "errors".
-func label(t verdict.Threshold) string {
+func label(t thresholds.Threshold) string {
 	lhs := t.Expr
 	if i := strings.IndexAny(lhs, "<>"); i >= 0 {
 		lhs = strings.TrimSpace(lhs[:i])

@@ -8,10 +8,10 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/measure"
 	"benchtop/engine/units"
-	"benchtop/engine/verdict"
+	"benchtop/results/thresholds"
 )
 
-// Verdicts of a probe (Probe.Verdict).
+// Outcomes of a probe (Probe.Outcome).
 const (
 	Pass     = "pass"
 	Fail     = "fail"
@@ -41,7 +41,7 @@ type Probe struct {
 	EndS    float64 `json:"end_s"`
 	// Intervals counts its steady intervals.
 	Intervals int    `json:"intervals"`
-	Verdict   string `json:"verdict"`
+	Outcome   string `json:"verdict"` // the JSON keeps its name
 	// Decided is the condition that decided it with its figure
 	// ("READ.p99 12.3ms > 10ms"); for a void, why.
 	Decided string `json:"decided,omitempty"`
@@ -192,7 +192,7 @@ func (p *probe) add(set *measure.Set, secs float64, c clientState) {
 // evaluate judges the probe's conditions on what it gathered and fills
 // its record's figures; it returns the verdict when there is one ("" to
 // go on).
-func (p *probe) evaluate(conds []verdict.Threshold, names []string) string {
+func (p *probe) evaluate(conds []thresholds.Threshold, names []string) string {
 	src := source{set: p.set, names: names, secs: p.secs, paced: p.paced()}
 	p.judged = judge(conds, src)
 	p.fill(src)
@@ -282,7 +282,7 @@ func negate(cmp string) string {
 }
 
 // boundText is a condition's bound as given: "10ms", "0.1%", "5000".
-func boundText(t verdict.Threshold) string {
+func boundText(t thresholds.Threshold) string {
 	if i := strings.IndexAny(t.Expr, "<>"); i >= 0 {
 		return strings.TrimSpace(strings.TrimLeft(t.Expr[i:], "<>="))
 	}

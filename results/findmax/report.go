@@ -183,7 +183,7 @@ func figures(p *probe) string {
 // "unlimited (2,010 ops/s) failed ..." or "the unlimited probe reached
 // 800 ops/s".
 func failedText(p *probe) string {
-	if !p.paced() && p.Verdict == Pass {
+	if !p.paced() && p.Outcome == Pass {
 		return "the unlimited probe reached " + rateText(p.GoodputOpsSec) + " (" + figures(p) + ")"
 	}
 	return probeRate(p) + " failed " + p.Decided
@@ -225,11 +225,11 @@ func bracketText(r Result) string {
 // ProbeLine is one probe in a line: "3: 1,810 ops/s, 64 threads: pass
 // (p99 45.2ms < 100ms), 1,809 ops/s over 6.0 s".
 func ProbeLine(p Probe) string {
-	s := fmt.Sprintf("%d: %s, %d threads: %s", p.N, TargetText(p.TargetOpsSec), p.Threads, p.Verdict)
+	s := fmt.Sprintf("%d: %s, %d threads: %s", p.N, TargetText(p.TargetOpsSec), p.Threads, p.Outcome)
 	if p.Decided != "" {
 		s += " (" + p.Decided + ")"
 	}
-	if p.Verdict == Pass || p.Verdict == Fail {
+	if p.Outcome == Pass || p.Outcome == Fail {
 		s += fmt.Sprintf(", %s over %.1f s", rateText(p.GoodputOpsSec), p.SteadyS)
 		if p.Errors > 0 {
 			s += fmt.Sprintf(", %d failed", p.Errors)

@@ -167,7 +167,7 @@ func (s *Search) step(snap *engine.Snapshot) {
 		if s.cur != nil {
 			p := s.cur
 			s.cur = nil
-			p.Verdict, p.Decided = Void, why
+			p.Outcome, p.Decided = Void, why
 			p.EndS = snap.Elapsed.Seconds()
 			s.b.record(p, s.spec)
 			s.say("find-max probe " + ProbeLine(p.Probe))
@@ -228,7 +228,7 @@ func (s *Search) feed(p *probe, snap *engine.Snapshot) {
 		if v == "" {
 			return
 		}
-		p.Verdict, p.EndS = v, snap.Elapsed.Seconds()
+		p.Outcome, p.EndS = v, snap.Elapsed.Seconds()
 		s.cur = nil
 		s.b.record(p, s.spec)
 		s.say("find-max probe " + ProbeLine(p.Probe))
@@ -265,7 +265,7 @@ func (s *Search) nextBracket(snap *engine.Snapshot) {
 func (s *Search) endBracket(snap *engine.Snapshot, why string) {
 	if p := s.cur; p != nil {
 		s.cur = nil
-		p.Verdict, p.EndS = Unjudged, snap.Elapsed.Seconds()
+		p.Outcome, p.EndS = Unjudged, snap.Elapsed.Seconds()
 		if p.Decided == "" {
 			p.Decided = "the search ended (" + why + ")"
 		}
@@ -289,7 +289,7 @@ func (s *Search) finish(snap *engine.Snapshot, why string, stopRun bool) {
 	if s.b.outcome == "" {
 		if p := s.cur; p != nil {
 			s.cur = nil
-			p.Verdict, p.EndS = Unjudged, snap.Elapsed.Seconds()
+			p.Outcome, p.EndS = Unjudged, snap.Elapsed.Seconds()
 			p.Decided = "the run ended"
 			s.b.probes = append(s.b.probes, p)
 		}
@@ -352,7 +352,7 @@ func (s *Search) report(now time.Time) *Report {
 	}
 	if s.cur != nil {
 		p := s.cur.Probe
-		p.Verdict, p.Decided = Unjudged, "in progress"
+		p.Outcome, p.Decided = Unjudged, "in progress"
 		r.Probes = append(r.Probes, p)
 	}
 	if best >= 0 {

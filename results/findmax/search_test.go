@@ -11,7 +11,7 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
-	"benchtop/engine/verdict"
+	"benchtop/results/thresholds"
 )
 
 // outcome is what a fake database does in one interval at a target with
@@ -178,7 +178,7 @@ func queueing(c float64, base time.Duration) func(float64, int) outcome {
 
 func conds(t *testing.T, exprs ...string) Spec {
 	t.Helper()
-	var cs []verdict.Threshold
+	var cs []thresholds.Threshold
 	for _, e := range exprs {
 		c, err := ParseCondition(e)
 		if err != nil {
@@ -218,7 +218,7 @@ func TestSearchBracketsTheCrossing(t *testing.T) {
 				if *r.RateOpsSec != lo {
 					t.Errorf("answer %v, bracket's lo %v", *r.RateOpsSec, lo)
 				}
-				if p := r.Probes[0]; p.TargetOpsSec != 0 || p.Verdict != Fail {
+				if p := r.Probes[0]; p.TargetOpsSec != 0 || p.Outcome != Fail {
 					t.Errorf("first probe: %+v, want unlimited and failed", p)
 				}
 				if !strings.HasPrefix(r.Answer, "sustainable ") || !strings.Contains(r.Answer, "failed p99") {
@@ -242,7 +242,7 @@ func TestProbesHoldTheirEvidence(t *testing.T) {
 	f := newFakeRun(t, spec, 1000, queueing(1_000, 2*time.Millisecond))
 	r := f.run(5000)
 	for _, p := range r.Probes {
-		if p.Verdict != Pass && p.Verdict != Fail {
+		if p.Outcome != Pass && p.Outcome != Fail {
 			continue
 		}
 		if p.Intervals < MinIntervals {
@@ -254,7 +254,7 @@ func TestProbesHoldTheirEvidence(t *testing.T) {
 				read = c
 			}
 		}
-		if p.Verdict == Pass && read.Samples < 10_000 {
+		if p.Outcome == Pass && read.Samples < 10_000 {
 			t.Errorf("probe %d passed on %d READ samples (want 10,000)", p.N, read.Samples)
 		}
 		// The transition interval is left out: the steady part is one
@@ -277,7 +277,7 @@ func TestFailureNeedsNoMoreThanItsEvidence(t *testing.T) {
 	f := newFakeRun(t, spec, 1000, queueing(300, 2*time.Millisecond))
 	r := f.run(5000)
 	for _, p := range r.Probes {
-		if p.Verdict == Fail && p.TargetOpsSec > 300 && p.Intervals != MinIntervals {
+		if p.Outcome == Fail && p.TargetOpsSec > 300 && p.Intervals != MinIntervals {
 			t.Errorf("probe %d at %v failed after %d intervals, want %d", p.N, p.TargetOpsSec, p.Intervals, MinIntervals)
 		}
 	}
@@ -303,7 +303,7 @@ func TestNoRateDownToTheFloor(t *testing.T) {
 		t.Fatalf("outcome %s, status %s: %s", r.Outcome, r.Status(), r.Answer)
 	}
 	last := r.Probes[len(r.Probes)-1]
-	if last.TargetOpsSec != 100 || last.Verdict != Fail {
+	if last.TargetOpsSec != 100 || last.Outcome != Fail {
 		t.Errorf("last probe %+v, want the floor (1 %% of 10,000) failed", last)
 	}
 	if !strings.Contains(r.Answer, "no rate down to the floor (100 ops/s) meets p99<1ms") {
@@ -408,8 +408,8 @@ func TestThreadsTheLimit(t *testing.T) {
 	spec = conds(t, "p99<50ms")
 	f = newFakeRun(t, spec, 8, threads)
 	r = f.run(1000)
-	if r.Probes[0].Verdict != Pass || r.Trusted || !strings.Contains(r.Reasons[0].Text, "unlimited probe passed") {
-		t.Fatalf("unlimited %s, reasons %v", r.Probes[0].Verdict, r.Reasons)
+	if r.Probes[0].Outcome != Pass || r.Trusted || !strings.Contains(r.Reasons[0].Text, "unlimited probe passed") {
+		t.Fatalf("unlimited %s, reasons %v", r.Probes[0].Outcome, r.Reasons)
 	}
 }
 
@@ -458,7 +458,7 @@ func TestManualChangeVoidsTheProbe(t *testing.T) {
 	r := f.run(500)
 	var void []Probe
 	for _, p := range r.Probes {
-		if p.Verdict == Void {
+		if p.Outcome == Void {
 			void = append(void, p)
 		}
 	}
@@ -467,7 +467,7 @@ func TestManualChangeVoidsTheProbe(t *testing.T) {
 		t.Fatalf("voided probes %+v", void)
 	}
 	n := void[1].N
-	if next := r.Probes[n]; next.TargetOpsSec != asked || next.Verdict == Void {
+	if next := r.Probes[n]; next.TargetOpsSec != asked || next.Outcome == Void {
 		t.Errorf("after resume: %+v, want %v asked again", next, asked)
 	}
 	if r.Outcome != Answer || !r.Trusted {
@@ -524,10 +524,10 @@ func TestMarksAndView(t *testing.T) {
 	}
 	var lo, hi Probe
 	for _, p := range r.Probes {
-		if p.TargetOpsSec == *r.Bracket.LoOpsSec && p.Verdict == Pass {
+		if p.TargetOpsSec == *r.Bracket.LoOpsSec && p.Outcome == Pass {
 			lo = p
 		}
-		if p.TargetOpsSec == *r.Bracket.HiOpsSec && p.Verdict == Fail && hi.N == 0 {
+		if p.TargetOpsSec == *r.Bracket.HiOpsSec && p.Outcome == Fail && hi.N == 0 {
 			hi = p // the first failure at the bracket's top; a second confirmed it
 		}
 	}
@@ -580,8 +580,8 @@ func TestUnlimitedRateIsConfirmedPaced(t *testing.T) {
 func TestUnlimitedPassWithTheDatabaseSaturated(t *testing.T) {
 	t.Parallel()
 	r := newFakeRun(t, conds(t, "p99<2s"), 20_000, queueing(10_000, 2*time.Millisecond)).run(500)
-	if r.Probes[0].Verdict != Pass {
-		t.Fatalf("the unlimited probe %s", r.Probes[0].Verdict)
+	if r.Probes[0].Outcome != Pass {
+		t.Fatalf("the unlimited probe %s", r.Probes[0].Outcome)
 	}
 	if hasKind(r.Reasons, ReasonThreads) {
 		t.Errorf("reasons %v", r.Reasons)
@@ -612,7 +612,7 @@ func TestAFailureIsConfirmed(t *testing.T) {
 	}
 	fails := map[float64]int{}
 	for _, p := range r.Probes {
-		if p.Verdict == Fail && p.TargetOpsSec > 0 {
+		if p.Outcome == Fail && p.TargetOpsSec > 0 {
 			fails[p.TargetOpsSec]++
 		}
 	}

@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/verdict"
+	"benchtop/results/thresholds"
 )
 
 // Spec is a capacity search as the command line asks for it.
 type Spec struct {
 	// Conditions are the --find-max expressions, parsed.
-	Conditions []verdict.Threshold
+	Conditions []thresholds.Threshold
 	// Precision is the bracket's relative width ((hi-lo)/lo) at which
 	// the search ends.
 	Precision float64
@@ -43,7 +43,7 @@ const (
 )
 
 // NewSpec is a spec of the defaults for conditions.
-func NewSpec(conditions []verdict.Threshold) Spec {
+func NewSpec(conditions []thresholds.Threshold) Spec {
 	return Spec{Conditions: conditions, Precision: DefaultPrecision, Budget: DefaultBudget, FloorShare: DefaultFloorShare}
 }
 
@@ -58,13 +58,13 @@ func (s Spec) Exprs() []string {
 
 // HasLatency reports whether a condition judges latency.
 func (s Spec) HasLatency() bool {
-	return slices.ContainsFunc(s.Conditions, func(t verdict.Threshold) bool { return t.Metric == "latency" })
+	return slices.ContainsFunc(s.Conditions, func(t thresholds.Threshold) bool { return t.Metric == "latency" })
 }
 
 // ParseCondition reads one --find-max expression (--threshold's
 // language).
-func ParseCondition(v string) (verdict.Threshold, error) {
-	t, err := verdict.Parse(v)
+func ParseCondition(v string) (thresholds.Threshold, error) {
+	t, err := thresholds.Parse(v)
 	if err != nil {
 		return t, fmt.Errorf("--find-max: %v", err)
 	}

@@ -46,13 +46,13 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 	// The threads.
 	u := b.unlimited
 	switch {
-	case u != nil && u.Verdict == Pass && !hasKind(out, ReasonClient) && b.heldAt(u):
+	case u != nil && u.Outcome == Pass && !hasKind(out, ReasonClient) && b.heldAt(u):
 		add(ReasonThreads, "the unlimited probe passed (%s with all %d threads busy) and the database's latency held (mean %s): the threads were the limit; more threads would go further",
 			rateText(u.GoodputOpsSec), u.Threads, fmtUS(u.serviceUS()))
 	case lo != nil && lo.ThreadsBusy >= busyThreads:
 		add(ReasonThreads, "by Little's law the %d threads were busy %.0f %% of the time at %s (threads ÷ mean latency %s = %s): more threads would go further",
 			lo.Threads, 100*lo.ThreadsBusy, probeRate(lo), fmtUS(lo.serviceUS()), rateText(float64(lo.Threads)/(lo.serviceUS()/1e6)))
-	case hi != nil && hi.paced() && hi.Verdict == Fail:
+	case hi != nil && hi.paced() && hi.Outcome == Fail:
 		if c, ok := b.waitedForThreads(hi); ok {
 			add(ReasonThreads, "at %s the database's own latency held (%s %s on service time) while operations waited for a thread (%s from the intended start): more threads would go further",
 				probeRate(hi), label0(c.Expr), c.ServiceText, c.Text)
@@ -130,7 +130,7 @@ func fmtUS(us float64) string {
 func (b *bracket) heldAt(p *probe) bool {
 	lightest := math.Inf(1)
 	for _, q := range b.probes {
-		if q != p && q.paced() && (q.Verdict == Pass || q.Verdict == Fail) && q.serviceUS() > 0 {
+		if q != p && q.paced() && (q.Outcome == Pass || q.Outcome == Fail) && q.serviceUS() > 0 {
 			lightest = math.Min(lightest, q.serviceUS())
 		}
 	}

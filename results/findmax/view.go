@@ -43,7 +43,7 @@ func (s *Search) view(snap *engine.Snapshot) *engine.SearchView {
 // probeView is a probe as the screens show it.
 func probeView(p *probe) engine.ProbeView {
 	pv := engine.ProbeView{N: p.N, Threads: p.Threads, Target: p.TargetOpsSec, Segment: p.Segment,
-		State: p.Verdict, Intervals: p.Intervals, NeedIntervals: MinIntervals, Goodput: p.GoodputOpsSec, Decided: p.Decided}
+		State: p.Outcome, Intervals: p.Intervals, NeedIntervals: MinIntervals, Goodput: p.GoodputOpsSec, Decided: p.Decided}
 	if pv.State == "" {
 		pv.State = p.state
 	}
@@ -54,7 +54,7 @@ func probeView(p *probe) engine.ProbeView {
 // mark sets the segments' best and knee by the verdicts: best the
 // segment of the highest target that passed, knee that of the lowest rate
 // that failed above it, judged against best (KneeFrom). The engine's own
-// rules (engine/marks, on goodput alone) do not apply in this mode; the
+// rules (results/marks, on goodput alone) do not apply in this mode; the
 // note says why best is undecided while no probe has passed.
 func (s *Search) mark(snap *engine.Snapshot) {
 	best, knee := 0, 0

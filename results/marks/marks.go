@@ -15,7 +15,7 @@
 //   - Best is the qualified row of the highest rate (successful
 //     operations, or rows consumed), unless another row, qualified or
 //     not, shows a higher rate over a steady interval at least: then best
-//     is undecided, and Verdict.Note says which row was faster and why it
+//     is undecided, and Decision.Note says which row was faster and why it
 //     could not be judged.
 //   - Knee: the first qualified row whose p99 grew by 20 % or more, and
 //     faster than its rate, against the previous qualified row of another
@@ -84,8 +84,8 @@ type Row struct {
 	Held bool
 }
 
-// Verdict is what Decide decided for a table.
-type Verdict struct {
+// Decision is what Decide decided for a table.
+type Decision struct {
 	States []State  // one per row
 	Notes  []string // one per row: why it was not judged ("" when qualified)
 	// Best, Knee and KneeFrom index the rows; -1: none.
@@ -118,8 +118,8 @@ func Judge(r Row) (State, string) {
 
 // Decide applies the rules to rows, in the order they ran. unit names
 // the rate in notes ("ops/s", "rows/s"); what names a row ("segment").
-func Decide(rows []Row, unit, what string) Verdict {
-	v := Verdict{Best: -1, Knee: -1, KneeFrom: -1, States: make([]State, len(rows)), Notes: make([]string, len(rows))}
+func Decide(rows []Row, unit, what string) Decision {
+	v := Decision{Best: -1, Knee: -1, KneeFrom: -1, States: make([]State, len(rows)), Notes: make([]string, len(rows))}
 	var qualified []int
 	for i, r := range rows {
 		v.States[i], v.Notes[i] = Judge(r)

@@ -34,7 +34,7 @@ func TestDecide(t *testing.T) {
 		best, knee     int // -1: none
 		kneeFrom       int
 		states         []State
-		note           string // a part of Verdict.Note
+		note           string // a part of Decision.Note
 		wantNoteAbsent bool
 	}{
 		{name: "the fastest qualified row is best", rows: indexed(row(1, 1e6, 10*us), row(2, 1.5e6, 11*us), row(4, 1.2e6, 12*us)),

@@ -15,8 +15,8 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/core"
 	"benchtop/engine/measure"
+	"benchtop/workload/ycsb"
 )
 
 // spinDB answers after a varying amount of work, so that latencies spread
@@ -108,11 +108,11 @@ func TestHDRLogDecodesToTheReport(t *testing.T) {
 		tag  string
 		slot int
 	}{
-		{"READ", measure.Slot(core.OpRead, measure.OK)},
-		{"UPDATE", measure.Slot(core.OpUpdate, measure.OK)},
-		{"UPDATE-FAILED", measure.Slot(core.OpUpdate, measure.Failed)},
-		{"Intended-READ", measure.Slot(core.OpRead, measure.OKIntended)},
-		{"Intended-UPDATE", measure.Slot(core.OpUpdate, measure.OKIntended)},
+		{"READ", measure.Slot(ycsb.OpRead, measure.OK)},
+		{"UPDATE", measure.Slot(ycsb.OpUpdate, measure.OK)},
+		{"UPDATE-FAILED", measure.Slot(ycsb.OpUpdate, measure.Failed)},
+		{"Intended-READ", measure.Slot(ycsb.OpRead, measure.OKIntended)},
+		{"Intended-UPDATE", measure.Slot(ycsb.OpUpdate, measure.OKIntended)},
 	} {
 		got, want := merged[c.tag], res[0].Set.H[c.slot]
 		if got == nil || want == nil || want.TotalCount() == 0 {
@@ -160,9 +160,9 @@ func TestHDRLogTimesReadBack(t *testing.T) {
 	var b bytes.Buffer
 	l := NewHDRLog(&b, start)
 	set := &measure.Set{}
-	set.Record(measure.Slot(core.OpRead, measure.OK), 1000)
+	set.Record(measure.Slot(ycsb.OpRead, measure.OK), 1000)
 	ivlStart, ivlEnd := start.Add(150*time.Millisecond), start.Add(1150*time.Millisecond)
-	l.Interval(engine.PhaseRun, core.OpNames, ivlStart, ivlEnd, set)
+	l.Interval(engine.PhaseRun, ycsb.OpNames, ivlStart, ivlEnd, set)
 	if err := l.Flush(); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // WriteSegments writes the what-if table: one row per segment, ops/s
 // the successful operations per second (failed/s beside it when any
 // failed), latencies "–" where nothing succeeded, best and knee as
-// engine/marks decided them, a segment that could not be judged with
+// results/marks decided them, a segment that could not be judged with
 // why; note, when given, says why best is undecided.
 //
 // unit names the rate when it is not operations per second (a rated

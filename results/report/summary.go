@@ -12,7 +12,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/host"
-	"benchtop/engine/verdict"
+	"benchtop/results/thresholds"
 )
 
 // Summary is the JSON summary document.
@@ -64,9 +64,9 @@ type Summary struct {
 	Intended    map[string]OpStats `json:"intended,omitempty"`
 	// Thresholds are the --threshold verdicts; Crossed counts those that
 	// did not pass.
-	Thresholds []verdict.Result `json:"thresholds,omitempty"`
-	Crossed    int              `json:"thresholds_crossed,omitempty"`
-	Events     []EventSummary   `json:"events,omitempty"`
+	Thresholds []thresholds.Result `json:"thresholds,omitempty"`
+	Crossed    int                 `json:"thresholds_crossed,omitempty"`
+	Events     []EventSummary      `json:"events,omitempty"`
 }
 
 // Machine is the client host of the run, nil when the summary has none.
@@ -166,7 +166,7 @@ type SegmentSummary struct {
 	Paused        bool     `json:"paused,omitempty"`
 	CPU           *float64 `json:"cpu_percent"` // null: not measured
 	// State and Note are what the best and knee rules made of the
-	// segment (engine/marks): "qualified", "too short", "errors",
+	// segment (results/marks): "qualified", "too short", "errors",
 	// "stalled", "paused", "empty", and why in words.
 	State string `json:"state"`
 	Note  string `json:"note,omitempty"`
@@ -242,8 +242,8 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 	if len(results) == 0 {
 		return s
 	}
-	s.Thresholds = Verdicts(results, info)
-	s.Crossed = verdict.Crossed(s.Thresholds)
+	s.Thresholds = CheckThresholds(results, info)
+	s.Crossed = thresholds.Crossed(s.Thresholds)
 	for _, r := range results {
 		s.Phases = append(s.Phases, PhaseSummary{Phase: string(r.Phase), RuntimeMS: r.RunTime.Milliseconds(), Operations: r.Set.Ops,
 			OK: r.Set.OK(), Failed: r.Set.Failed, CutOff: r.Set.CutOff, Throughput: r.Goodput(), FailedRate: r.FailedRate()})

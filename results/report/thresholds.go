@@ -5,28 +5,28 @@ import (
 	"io"
 
 	"benchtop/engine"
-	"benchtop/engine/verdict"
+	"benchtop/results/thresholds"
 )
 
-// Verdicts checks the run's thresholds (info.Thresholds, validated when
+// CheckThresholds checks the run's thresholds (info.Thresholds, validated when
 // the command line was read; one that does not parse is left out) against
 // its last phase. It returns nil when there are none.
-func Verdicts(results []*engine.PhaseResult, info engine.Info) []verdict.Result {
+func CheckThresholds(results []*engine.PhaseResult, info engine.Info) []thresholds.Result {
 	if len(info.Thresholds) == 0 || len(results) == 0 {
 		return nil
 	}
-	var ts []verdict.Threshold
+	var ts []thresholds.Threshold
 	for _, e := range info.Thresholds {
-		if t, err := verdict.Parse(e); err == nil {
+		if t, err := thresholds.Parse(e); err == nil {
 			ts = append(ts, t)
 		}
 	}
-	return verdict.Evaluate(ts, verdict.FromResult(results[len(results)-1]))
+	return thresholds.Evaluate(ts, thresholds.FromResult(results[len(results)-1]))
 }
 
-// writeVerdicts writes the thresholds' verdict table (comment lines in the
+// writeThresholds writes the thresholds' verdict table (comment lines in the
 // end: see commented).
-func writeVerdicts(w io.Writer, rs []verdict.Result) {
+func writeThresholds(w io.Writer, rs []thresholds.Result) {
 	if len(rs) == 0 {
 		return
 	}
@@ -34,7 +34,7 @@ func writeVerdicts(w io.Writer, rs []verdict.Result) {
 	for _, r := range rs {
 		width = max(width, len(r.Threshold))
 	}
-	fmt.Fprintf(w, "\n# Thresholds: %d of %d crossed\n", verdict.Crossed(rs), len(rs))
+	fmt.Fprintf(w, "\n# Thresholds: %d of %d crossed\n", thresholds.Crossed(rs), len(rs))
 	for _, r := range rs {
 		mark := "pass"
 		if !r.Pass {

@@ -52,7 +52,7 @@ func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
 		note = main.Final.SegmentsNote
 	}
 	WriteSegments(&extra, main.Segments, note, info.RateUnit)
-	writeVerdicts(&extra, Verdicts(results, info))
+	writeThresholds(&extra, CheckThresholds(results, info))
 	commented(w, extra.Bytes())
 }
 

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/core"
 	"benchtop/engine/measure"
-	"benchtop/engine/workload"
+	"benchtop/workload"
+	"benchtop/workload/ycsb"
 )
 
 // fullResult is a run phase with everything the text report can hold:
@@ -187,7 +187,7 @@ func TestMeasurementTypes(t *testing.T) {
 	}
 
 	res.Output = engine.Output{MeasurementType: "timeseries", Granularity: time.Second}
-	res.Units[measure.Slot(core.OpRead, measure.OK)] = []engine.SeriesUnit{{Offset: 0, Mean: 250 * time.Microsecond}, {Offset: 2 * time.Second, Mean: 750500 * time.Nanosecond}}
+	res.Units[measure.Slot(ycsb.OpRead, measure.OK)] = []engine.SeriesUnit{{Offset: 0, Mean: 250 * time.Microsecond}, {Offset: 2 * time.Second, Mean: 750500 * time.Nanosecond}}
 	b.Reset()
 	WriteYCSB(&b, res)
 	got = parseYCSB(t, b.String())
@@ -204,18 +204,18 @@ func TestMeasurementTypes(t *testing.T) {
 func sampleResult(intended bool, measurement string) *engine.PhaseResult {
 	set := &measure.Set{}
 	for i := 1; i <= 1000; i++ {
-		set.Record(measure.Slot(core.OpRead, measure.OK), int64(i)*1000) // 1..1000 µs
+		set.Record(measure.Slot(ycsb.OpRead, measure.OK), int64(i)*1000) // 1..1000 µs
 		if intended {
-			set.Record(measure.Slot(core.OpRead, measure.OKIntended), int64(i)*2000)
+			set.Record(measure.Slot(ycsb.OpRead, measure.OKIntended), int64(i)*2000)
 		}
 	}
-	set.Record(measure.Slot(core.OpUpdate, measure.Failed), 5000)
-	set.AddError(core.OpUpdate, "unavailable", 1)
-	set.SetCause(core.OpUpdate, "unavailable", "dial tcp 127.0.0.1:6879: connect: connection refused (redis://app:s3cret@127.0.0.1:6879)")
-	set.Record(measure.Slot(core.OpUpdate, measure.OK), 7000)
+	set.Record(measure.Slot(ycsb.OpUpdate, measure.Failed), 5000)
+	set.AddError(ycsb.OpUpdate, "unavailable", 1)
+	set.SetCause(ycsb.OpUpdate, "unavailable", "dial tcp 127.0.0.1:6879: connect: connection refused (redis://app:s3cret@127.0.0.1:6879)")
+	set.Record(measure.Slot(ycsb.OpUpdate, measure.OK), 7000)
 	set.Ops, set.Failed = 1002, 1
 	return &engine.PhaseResult{Phase: engine.PhaseRun, RunTime: 2 * time.Second, Set: set,
-		Percentiles: []float64{50, 95, 99}, Intended: intended, Measurement: measurement, OpNames: core.OpNames}
+		Percentiles: []float64{50, 95, 99}, Intended: intended, Measurement: measurement, OpNames: ycsb.OpNames}
 }
 
 func TestOrdinal(t *testing.T) {
@@ -302,12 +302,12 @@ func TestAddedLinesAreComments(t *testing.T) {
 	t.Parallel()
 	set := &measure.Set{}
 	for range 2000 {
-		set.Record(measure.Slot(core.OpRead, measure.Failed), 100000)
+		set.Record(measure.Slot(ycsb.OpRead, measure.Failed), 100000)
 	}
-	set.AddError(core.OpRead, "not_found", 2000)
+	set.AddError(ycsb.OpRead, "not_found", 2000)
 	set.Ops, set.Failed = 2000, 2000
-	run := &engine.PhaseResult{Phase: engine.PhaseRun, RunTime: 2 * time.Second, Set: set, Percentiles: []float64{95, 99}, OpNames: core.OpNames}
-	load := &engine.PhaseResult{Phase: engine.PhaseLoad, RunTime: time.Second, Set: &measure.Set{Ops: 1000}, OpNames: core.OpNames}
+	run := &engine.PhaseResult{Phase: engine.PhaseRun, RunTime: 2 * time.Second, Set: set, Percentiles: []float64{95, 99}, OpNames: ycsb.OpNames}
+	load := &engine.PhaseResult{Phase: engine.PhaseLoad, RunTime: time.Second, Set: &measure.Set{Ops: 1000}, OpNames: ycsb.OpNames}
 	var b bytes.Buffer
 	WriteText(&b, []*engine.PhaseResult{load, run}, engine.Info{})
 	out := b.String()

@@ -1,4 +1,4 @@
-package verdict
+package thresholds
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ type Source interface {
 	Rate(op string, attempts bool) (opsPerSec float64, ok bool)
 }
 
-// Result is one threshold's verdict.
+// Result is one threshold's outcome.
 type Result struct {
 	Threshold string  `json:"threshold"`
 	Actual    float64 `json:"actual"` // µs for latency, a count, a percentage or ops/s

@@ -1,9 +1,9 @@
-// Package verdict judges a run by thresholds, as k6 does: expressions such
+// Package thresholds judges a run by thresholds, as k6 does: expressions such
 // as READ.p99<10ms, Intended-TOTAL.p95<=20ms, errors<0.1% or ops>5000,
 // each checked against the run's cumulative measurements, live on the
 // screen and at the end, where a crossed one makes the exit status 99
 // (k6's convention) so that a CI pipeline can gate on a benchmark.
-package verdict
+package thresholds
 
 import (
 	"fmt"

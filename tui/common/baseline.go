@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"benchtop/engine/report"
+	"benchtop/results/report"
 )
 
 // Baseline is an earlier run shown beside the live one (--baseline): its

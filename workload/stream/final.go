@@ -10,9 +10,9 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"benchtop/engine/marks"
 	"benchtop/engine/units"
-	"benchtop/engine/workload"
+	"benchtop/results/marks"
+	"benchtop/workload"
 )
 
 // RowCounts is the account of a stream's rows, one process's (Summary)
@@ -128,14 +128,14 @@ type Scenario struct {
 	MaxLag           int64   `json:"lag_max"`
 	E2E              E2EJSON `json:"e2e_us"`
 	// Intervals counts the clean intervals the stable rate is the median
-	// of; State is what the best rule made of the row (engine/marks:
+	// of; State is what the best rule made of the row (results/marks:
 	// "qualified", "too short", ...), Best the one it chose.
 	Intervals int    `json:"intervals"`
 	State     string `json:"state,omitempty"`
 	Best      bool   `json:"best"`
 }
 
-// markScenarios marks the best row by engine/marks' rules, the same as the
+// markScenarios marks the best row by results/marks' rules, the same as the
 // segments' (at least two rows of 3 clean intervals, and no other row
 // faster), and returns why best is undecided ("" when it is not).
 func markScenarios(rows []Scenario) string {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sort"
 
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // A fleet (package fleet) runs the stream on many agents at once: each a

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // The fleet's view is the agents' sum, their partitions numbered on.

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The stream's table is marked by the segments' rules (engine/marks):
+// The stream's table is marked by the segments' rules (results/marks):
 // best only when two rows held 3 clean intervals and no row was faster.
 func TestScenariosMarkedByTheSegmentsRules(t *testing.T) {
 	t.Parallel()

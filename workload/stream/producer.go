@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // producer is one runner worker's producer. Each Transaction hands it one

@@ -6,7 +6,7 @@
 // consumed, how they grow with P, the consumer lag and the end-to-end
 // latency from write to delivery.
 //
-// It plugs into the engine through package engine/workload: select it with
+// It plugs into the engine through package workload: select it with
 // -p workload=stream. The producers are the runner's workers (each
 // Transaction hands one row to the worker's producer, which writes a batch
 // of stream.batchsize rows per Produce call, so -target is in rows/s);
@@ -36,7 +36,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // Name is the value of the workload property that selects this workload.

@@ -8,11 +8,11 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // View is the stream's state for the screen, one per interval: the
-// engine's typed partitions view (engine/workload), which screens draw
+// engine's typed partitions view (workload), which screens draw
 // without importing this package.
 type View = workload.PartitionsView
 

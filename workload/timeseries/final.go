@@ -11,7 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/engine/units"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // JSONKey is the member of the JSON summary that holds Result.

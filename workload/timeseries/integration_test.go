@@ -14,7 +14,7 @@ import (
 	"benchtop/adapters"
 	"benchtop/adapters/influx"
 	"benchtop/engine"
-	"benchtop/engine/report"
+	"benchtop/results/report"
 )
 
 // openInflux opens the influx adapter on a fresh database of the server

@@ -12,7 +12,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine/units"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // View is the workload's figures for one interval, for the screen

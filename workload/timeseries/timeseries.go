@@ -73,7 +73,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // Name is the value of the workload property that selects the workload.

@@ -13,7 +13,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/adapters"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // Why a batch was sent.

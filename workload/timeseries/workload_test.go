@@ -13,8 +13,8 @@ import (
 	"benchtop/adapters/adaptertest"
 	"benchtop/engine"
 	"benchtop/engine/host"
-	"benchtop/engine/report"
-	"benchtop/engine/workload"
+	"benchtop/results/report"
+	"benchtop/workload"
 )
 
 var sharedHost = host.NewSampler()

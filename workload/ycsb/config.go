@@ -1,4 +1,4 @@
-package core
+package ycsb
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
-	"benchtop/engine/gen"
+	"benchtop/workload/gen"
 )
 
 // Config is the core workload's share of the properties: YCSB's

@@ -1,9 +1,9 @@
-// Package core is YCSB's CoreWorkload: the read/update/insert/scan/
+// Package ycsb is YCSB's CoreWorkload: the read/update/insert/scan/
 // read-modify-write/delete mixes of workloads A-F, with YCSB's key, field
 // and value construction and its request distributions. It registers
 // itself as the workload "core" (and YCSB's class names), like the stream
 // and time-series workloads.
-package core
+package ycsb
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 	"unsafe"
 
 	"benchtop/adapters"
-	"benchtop/engine/gen"
-	"benchtop/engine/workload"
+	"benchtop/workload"
+	"benchtop/workload/gen"
 )
 
 // Operation types, in YCSB's report order.

@@ -1,11 +1,11 @@
-package core
+package ycsb
 
 import (
 	"encoding/binary"
 	"math/bits"
 	"strconv"
 
-	"benchtop/engine/gen"
+	"benchtop/workload/gen"
 )
 
 // keyArrLen is the size of a worker's key array: "user" and up to 64

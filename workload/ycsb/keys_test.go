@@ -1,4 +1,4 @@
-package core
+package ycsb
 
 import (
 	"math"
@@ -10,7 +10,7 @@ import (
 
 	"benchtop/adapters"
 
-	"benchtop/engine/gen"
+	"benchtop/workload/gen"
 )
 
 // Keys as YCSB's CoreWorkload.buildKeyName makes them (hashed insert

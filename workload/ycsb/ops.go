@@ -1,4 +1,4 @@
-package core
+package ycsb
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"benchtop/adapters"
-	"benchtop/engine/workload"
+	"benchtop/workload"
 )
 
 // readFields returns the fields a read or scan asks for: readfields'

@@ -1,4 +1,4 @@
-package core
+package ycsb
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"benchtop/adapters"
-	"benchtop/engine/gen"
+	"benchtop/workload/gen"
 )
 
 // keySet is the keys of key numbers lo..hi-1 as the workload names them.

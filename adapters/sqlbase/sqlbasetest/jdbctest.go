@@ -1,9 +1,9 @@
-// Package jdbctest holds the tests the SQL adapters (postgres, mysql) run
+// Package sqlbasetest holds the tests the SQL adapters (postgres, mysql) run
 // alike against their real servers: YCSB's workloads A to F through the
 // engine with dataintegrity, and the comparison of the statements a
 // server ran with those the adapter's docs page lists. It is imported by
 // those adapters' tests only.
-package jdbctest
+package sqlbasetest
 
 import (
 	"bufio"
@@ -22,9 +22,9 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
-	"benchtop/engine/core"
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
+	"benchtop/workload/ycsb"
 )
 
 var wlHost = host.NewSampler()
@@ -108,18 +108,18 @@ func WorkloadsAtoF(t *testing.T, adapter string, server map[string]string, table
 			}
 			tables.Drop(t, table)
 			load := Run(t, adapter, "load", props)
-			if n, failed := Count(load, core.OpInsert); n != 500 || failed != 0 {
-				t.Fatalf("load: %d INSERTs, %d failed (%v); want 500 clean", n, failed, load.Set.Causes[core.OpInsert])
+			if n, failed := Count(load, ycsb.OpInsert); n != 500 || failed != 0 {
+				t.Fatalf("load: %d INSERTs, %d failed (%v); want 500 clean", n, failed, load.Set.Causes[ycsb.OpInsert])
 			}
 			if n := tables.Rows(t, table); n != 500 {
 				t.Fatalf("after the load %s holds %d rows, want 500", table, n)
 			}
 			run := Run(t, adapter, "run", props)
 			counts := map[int]int64{}
-			for op := range core.OpNames {
+			for op := range ycsb.OpNames {
 				n, failed := Count(run, op)
 				if failed != 0 {
-					t.Errorf("%s: %d of %d failed (%v)", core.OpNames[op], failed, n, run.Set.Causes[op])
+					t.Errorf("%s: %d of %d failed (%v)", ycsb.OpNames[op], failed, n, run.Set.Causes[op])
 				}
 				counts[op] = n
 			}
@@ -130,8 +130,8 @@ func WorkloadsAtoF(t *testing.T, adapter string, server map[string]string, table
 				t.Errorf("run: Ops = %d, want 1000", run.Set.Ops)
 			}
 			checkMix(t, wl, props, counts)
-			if got, want := tables.Rows(t, table), 500+counts[core.OpInsert]; got != want {
-				t.Errorf("after the run %s holds %d rows, want %d (500 loaded, %d inserted)", table, got, want, counts[core.OpInsert])
+			if got, want := tables.Rows(t, table), 500+counts[ycsb.OpInsert]; got != want {
+				t.Errorf("after the run %s holds %d rows, want %d (500 loaded, %d inserted)", table, got, want, counts[ycsb.OpInsert])
 			}
 		})
 	}
@@ -144,24 +144,24 @@ func checkMix(t *testing.T, wl string, props map[string]string, counts map[int]i
 	t.Helper()
 	share := func(k string) float64 { v, _ := strconv.ParseFloat(props[k], 64); return v }
 	want := map[int]float64{
-		core.OpRead:   share("readproportion") + share("readmodifywriteproportion"),
-		core.OpUpdate: share("updateproportion") + share("readmodifywriteproportion"),
-		core.OpInsert: share("insertproportion"),
-		core.OpScan:   share("scanproportion"),
-		core.OpRMW:    share("readmodifywriteproportion"),
+		ycsb.OpRead:   share("readproportion") + share("readmodifywriteproportion"),
+		ycsb.OpUpdate: share("updateproportion") + share("readmodifywriteproportion"),
+		ycsb.OpInsert: share("insertproportion"),
+		ycsb.OpScan:   share("scanproportion"),
+		ycsb.OpRMW:    share("readmodifywriteproportion"),
 	}
 	for op, p := range want {
 		n := counts[op]
 		if p == 0 {
 			if n != 0 {
-				t.Errorf("workload%s: %d %s, want none", wl, n, core.OpNames[op])
+				t.Errorf("workload%s: %d %s, want none", wl, n, ycsb.OpNames[op])
 			}
 			continue
 		}
 		exp := 1000 * p
 		sd := max(math.Sqrt(1000*p*(1-p)), 0.5)
 		if float64(n) < exp-5*sd || float64(n) > exp+5*sd {
-			t.Errorf("workload%s: %d %s, want about %.0f", wl, n, core.OpNames[op], exp)
+			t.Errorf("workload%s: %d %s, want about %.0f", wl, n, ycsb.OpNames[op], exp)
 		}
 	}
 }

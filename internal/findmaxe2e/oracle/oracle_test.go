@@ -26,8 +26,8 @@ import (
 	"testing"
 	"time"
 
-	"benchtop/engine/findmax"
 	"benchtop/internal/findmaxe2e"
+	"benchtop/results/findmax"
 )
 
 // form is the oracle's timescale: k divides every time of the model and

@@ -13,7 +13,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
-	"benchtop/engine/stream"
+	"benchtop/workload/stream"
 )
 
 // Config is what an Exporter serves and where.

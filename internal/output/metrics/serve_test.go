@@ -15,8 +15,8 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/host"
-	"benchtop/engine/stream"
-	"benchtop/engine/workload"
+	"benchtop/workload"
+	"benchtop/workload/stream"
 )
 
 // fullExporter serves every family: a fleet with agents, a target and

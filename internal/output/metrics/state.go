@@ -9,8 +9,8 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
-	"benchtop/engine/stream"
-	"benchtop/engine/workload"
+	"benchtop/workload"
+	"benchtop/workload/stream"
 )
 
 // state is what the exporter keeps between intervals: everything a scrape

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"benchtop/engine"
-	"benchtop/engine/report"
+	"benchtop/results/report"
 	"benchtop/tui/common"
 	"benchtop/tui/components/latency"
 	"benchtop/tui/format"

@@ -89,7 +89,7 @@ func (m *Model) line1(h *history.History, s State) string {
 		state = st.Good.Render("● running")
 	}
 	right := st.Value.Render(elapsed) + "  " + state
-	if mark := thresholdMark(st, info, snap); mark != "" { // --threshold (verdict.go)
+	if mark := thresholdMark(st, info, snap); mark != "" { // --threshold (threshold.go)
 		right = mark + "  " + right
 	}
 	if s.ReadOnly {

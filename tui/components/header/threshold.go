@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"benchtop/engine"
-	"benchtop/engine/verdict"
+	"benchtop/results/thresholds"
 	"benchtop/themes"
 )
 
@@ -16,14 +16,14 @@ func thresholdMark(st themes.Styles, info engine.Info, snap *engine.Snapshot) st
 	if len(info.Thresholds) == 0 || snap == nil || (snap.Phase == engine.PhaseLoad && info.Command == "run") {
 		return "" // the thresholds judge the run phase, not the load before it
 	}
-	var ts []verdict.Threshold
+	var ts []thresholds.Threshold
 	for _, e := range info.Thresholds {
-		if t, err := verdict.Parse(e); err == nil {
+		if t, err := thresholds.Parse(e); err == nil {
 			ts = append(ts, t)
 		}
 	}
-	rs := verdict.Evaluate(ts, verdict.FromSnapshot(snap))
-	crossed := verdict.Crossed(rs)
+	rs := thresholds.Evaluate(ts, thresholds.FromSnapshot(snap))
+	crossed := thresholds.Crossed(rs)
 	if crossed > 0 {
 		return st.Alarm.Render(fmt.Sprintf("✗ %d/%d thresholds", crossed, len(rs)))
 	}

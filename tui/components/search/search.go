@@ -140,7 +140,7 @@ func (m *Model) row(p engine.ProbeView, w int) string {
 	if p.Goodput > 0 {
 		good = rate(p.Goodput)
 	}
-	state := verdictStyle(st, p.State)(common.Fit(p.State, widths[4]))
+	state := outcomeStyle(st, p.State)(common.Fit(p.State, widths[4]))
 	lead := cells([]string{strconv.Itoa(p.N), strconv.Itoa(p.Threads), target(p.Target), good})
 	what := p.Decided
 	switch p.State {
@@ -173,8 +173,8 @@ func cells(vals []string) string {
 	return b.String()
 }
 
-// verdictStyle colours a probe's state.
-func verdictStyle(st themes.Styles, s string) func(...string) string {
+// outcomeStyle colours a probe's state.
+func outcomeStyle(st themes.Styles, s string) func(...string) string {
 	switch s {
 	case "pass":
 		return st.Good.Render

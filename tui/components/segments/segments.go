@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"benchtop/engine"
-	"benchtop/engine/marks"
+	"benchtop/results/marks"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
 	"benchtop/tui/history"

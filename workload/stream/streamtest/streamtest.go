@@ -10,7 +10,7 @@
 // It checks, with rows that carry their producer and sequence number, that
 // each partition delivers its rows in order, that nothing is lost or
 // duplicated while partitions are added, that an idle reader returns, and
-// then runs the stream workload itself (package engine/stream) with live
+// then runs the stream workload itself (package workload/stream) with live
 // repartitioning, expecting 0 lost, 0 duplicated and 0 out-of-order rows.
 package streamtest
 
@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
-	"benchtop/engine/stream"
+	"benchtop/workload/stream"
 )
 
 // Options tune Run for slow servers.
