@@ -230,3 +230,12 @@ func CanvasLines(c *canvas.Model) []string {
 	}
 	return lines
 }
+
+// ShortName shortens the long YCSB operation names for narrow columns
+// (the latency, operations and errors panels share it).
+func ShortName(op string) string {
+	if op == "READ-MODIFY-WRITE" {
+		return "RMW"
+	}
+	return op
+}

@@ -11,7 +11,6 @@ import (
 	"benchtop/engine"
 	"benchtop/results/report"
 	"benchtop/tui/common"
-	"benchtop/tui/components/latency"
 	"benchtop/tui/format"
 	"benchtop/tui/history"
 )
@@ -103,7 +102,7 @@ func (m *Model) Render(h *history.History) {
 			lines = append(lines, st.Muted.Render(" … "+format.Int(int64(len(rows)-i))+" more kinds (see the report)"))
 			break
 		}
-		left := " " + st.Text.Render(common.Fit(latency.ShortName(r.Op), 7)) + " " +
+		left := " " + st.Text.Render(common.Fit(common.ShortName(r.Op), 7)) + " " +
 			st.Alarm.Render(common.Fit(r.Kind, 11)) + " " +
 			st.Value.Render(pad(format.SI(float64(r.Count)), 6))
 		if r.Last > 0 {

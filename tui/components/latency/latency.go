@@ -97,14 +97,6 @@ func HasIntended(s *engine.Snapshot) bool {
 	return false
 }
 
-// ShortName shortens the long YCSB operation names for narrow columns.
-func ShortName(op string) string {
-	if op == "READ-MODIFY-WRITE" {
-		return "RMW"
-	}
-	return op
-}
-
 // Render draws the panel from the history. Each row of sparklines is
 // sparkH lines tall.
 func (m *Model) Render(h *history.History) {
@@ -153,7 +145,7 @@ func (m *Model) Render(h *history.History) {
 func (m *Model) name(r Row, wide bool) string {
 	n := r.Op
 	if !wide {
-		n = ShortName(n)
+		n = common.ShortName(n)
 	}
 	if r.Intended {
 		if wide {

@@ -12,7 +12,6 @@ import (
 
 	"benchtop/engine"
 	"benchtop/tui/common"
-	"benchtop/tui/components/latency"
 	"benchtop/tui/format"
 	"benchtop/tui/history"
 )
@@ -90,7 +89,7 @@ func (m *Model) Render(h *history.History) {
 		for _, op := range s.Ops {
 			name := op.Name
 			if !wide {
-				name = latency.ShortName(name)
+				name = common.ShortName(name)
 			}
 			if u := m.ctx.Info.OpUnits[op.Name]; u != "" && wide {
 				name += " (" + u + ")" // its ops/s are batches/s: said
