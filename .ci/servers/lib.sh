@@ -100,8 +100,14 @@ srv_wait_up() {
 	shift 4
 	for ((i = 0; i < secs * 10; i++)); do
 		if ! kill -0 "$pid" 2>/dev/null; then
-			tail -n 20 "$logfile" >&2 2>/dev/null || true
-			die "$what exited at start (log above, $logfile)"
+			local rc=0
+			wait "$pid" 2>/dev/null || rc=$?
+			if [[ -s $logfile ]]; then
+				tail -n 20 "$logfile" >&2 2>/dev/null || true
+			else
+				echo "($logfile is empty)" >&2
+			fi
+			die "$what exited at start with status $rc (log above, $logfile)"
 		fi
 		if "$@"; then
 			log "$what is up (pid $pid)"
