@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"benchtop/rundata"
 	"time"
 
 	"benchtop/engine/host"
@@ -43,9 +44,8 @@ type AssemblerConfig struct {
 }
 
 // OutageIntervals is how many consecutive intervals without a successful
-// operation (operations attempted and all failed, or none completed while
-// the workers ran) make an outage: a run phase holding one exits 1.
-const OutageIntervals = 3
+// operation make an outage (rundata.OutageIntervals).
+const OutageIntervals = rundata.OutageIntervals
 
 // stallMinOps is how many operations the phase's rate so far must promise
 // in an interval for an interval in which none completed to be a stall

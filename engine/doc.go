@@ -51,5 +51,5 @@
 // results/steps, which drives a Controller; engine/measure holds the
 // histogram Sets and recorders, workload/gen YCSB's generators, engine/host
 // the host sampler, results/report the reports and exports, results/thresholds
-// the --threshold verdicts, engine/units the shared number formatting.
+// the --threshold verdicts, rundata/units the shared number formatting.
 package engine

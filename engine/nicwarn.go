@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"benchtop/engine/host"
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 )
 
 // The client-NIC rule of the bottleneck detector, apart from the CPU and

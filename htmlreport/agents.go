@@ -3,7 +3,7 @@ package htmlreport
 import (
 	"strconv"
 
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 )
 
 // Agent is one client machine of a fleet run, as the JSON summary's

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"benchtop/engine/units"
 	"benchtop/results/report"
+	"benchtop/rundata/units"
 )
 
 // Compare makes the report of two runs side by side: a baseline and a run

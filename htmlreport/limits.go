@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"benchtop/engine/units"
 	"benchtop/results/report"
+	"benchtop/rundata/units"
 )
 
 // Thresholds of the signals, as the live screen's warnings use them.

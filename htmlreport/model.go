@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"benchtop/engine/units"
 	"benchtop/results/report"
+	"benchtop/rundata/units"
 )
 
 // Report is the data model of the page: everything it shows, with the

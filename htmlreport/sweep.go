@@ -4,8 +4,8 @@ import (
 	"sort"
 	"strconv"
 
-	"benchtop/engine/units"
 	"benchtop/results/report"
+	"benchtop/rundata/units"
 	"benchtop/workload/stream"
 )
 

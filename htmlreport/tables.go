@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"benchtop/engine/units"
 	"benchtop/results/report"
+	"benchtop/rundata/units"
 )
 
 // operationsTable is the run's latency per operation type, service time

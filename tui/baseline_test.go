@@ -17,10 +17,10 @@ import (
 func fakeBaseline() *common.Baseline {
 	us := func(v float64) *float64 { return &v }
 	b := &common.Baseline{Name: "base.json", PerInterval: true, OpsPerSec: 300_000,
-		Summary: &report.Summary{Throughput: 300_000, Segments: []report.SegmentSummary{
+		SegmentLike: BaselineSegments(&report.Summary{Throughput: 300_000, Segments: []report.SegmentSummary{
 			{Index: 1, StartS: 0, DurationS: 10, Threads: 2, Partitions: 1, OpsPerSec: 200_000, P99US: us(40)},
 			{Index: 2, StartS: 10, DurationS: 10, Threads: 4, Partitions: 1, OpsPerSec: 400_000, P99US: us(50)},
-		}}}
+		}})}
 	for s := 0; s < 20; s++ {
 		rate := 200_000.0
 		if s >= 10 {

@@ -93,6 +93,7 @@ func (m *Model) headerState() header.State {
 		Paused:         m.curPaused(),
 		Viewers:        m.viewers(),
 		ReadOnly:       m.opts.ReadOnly,
+		Thresholds:     thresholdState(m.ctx.Info, m.hist.Last),
 	}
 }
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"benchtop/results/report"
 	"context"
 	"errors"
 	"fmt"
@@ -279,6 +280,8 @@ func newModel(opts Options, theme themes.Theme) *Model {
 		Info:     opts.Info,
 		Interval: opts.Interval,
 		Baseline: opts.Baseline,
+		// Causes are masked here, the panels draw them as given.
+		MaskCause: report.MaskCause,
 	}
 	m := &Model{
 		ctx:        ctx,

@@ -17,7 +17,7 @@ import (
 	"github.com/shirou/gopsutil/v4/cpu"
 	"github.com/shirou/gopsutil/v4/net"
 
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 )
 
 func TestCPUPercent(t *testing.T) {

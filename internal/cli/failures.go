@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"benchtop/engine"
-	"benchtop/engine/units"
 	"benchtop/results/report"
+	"benchtop/rundata/units"
 )
 
 // runFailures tells on stderr, one line per phase, what its failed

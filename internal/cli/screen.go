@@ -244,7 +244,7 @@ func screenBaseline(b *output.Baseline) *common.Baseline {
 	if b == nil {
 		return nil
 	}
-	sb := &common.Baseline{Name: b.Name(), PerInterval: b.Run.PerInterval(), OpsPerSec: b.Run.Summary.Throughput, Summary: &b.Run.Summary,
+	sb := &common.Baseline{Name: b.Name(), PerInterval: b.Run.PerInterval(), OpsPerSec: b.Run.Summary.Throughput, SegmentLike: tui.BaselineSegments(&b.Run.Summary),
 		PhaseRates: map[string]float64{}}
 	for _, ph := range b.Run.Summary.Phases {
 		sb.PhaseRates[ph.Phase] = ph.Throughput

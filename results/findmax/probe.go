@@ -7,8 +7,8 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
-	"benchtop/engine/units"
 	"benchtop/results/thresholds"
+	"benchtop/rundata/units"
 )
 
 // Outcomes of a probe (Probe.Outcome).

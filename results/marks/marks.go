@@ -28,6 +28,7 @@
 package marks
 
 import (
+	"benchtop/rundata"
 	"fmt"
 	"math"
 	"strconv"
@@ -47,17 +48,18 @@ const (
 	kneeGrowth = 1.2
 )
 
-// State is what the rules made of a row.
-type State string
+// State is what the rules made of a row (the contract's, so that a
+// Snapshot's segments carry it without importing the rules).
+type State = rundata.SegmentState
 
 // The states of a row.
 const (
-	Qualified State = "qualified"
-	TooShort  State = "too short"
-	Errors    State = "errors"
-	Stalled   State = "stalled"
-	Paused    State = "paused"
-	Empty     State = "empty" // no operation at all
+	Qualified = rundata.Qualified
+	TooShort  = rundata.TooShort
+	Errors    = rundata.Errors
+	Stalled   = rundata.Stalled
+	Paused    = rundata.Paused
+	Empty     = rundata.Empty
 )
 
 // Row is what the rules need of one configuration held.

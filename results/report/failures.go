@@ -7,7 +7,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 )
 
 // PhaseFailure is what a phase's failed operations come to: one line for

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 )
 
 // FormatDuration renders a latency compactly: 850ns, 2.1µs, 11.0ms, 1.20s.

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"benchtop/engine"
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 )
 
 // gcCollector names the Go runtime's collector in YCSB's GC lines, where

@@ -9,7 +9,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/engine"
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 )
 
 // ordinal is YCSB's percentile label: 95 → "95th", 99.9 → "99.9".

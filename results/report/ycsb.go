@@ -10,7 +10,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 )
 
 // WriteText writes the whole final report: a preceding load phase as

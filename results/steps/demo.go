@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 )
 
 // The scenarios of `benchtop demo`: the steps it plays, each with the

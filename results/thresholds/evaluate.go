@@ -9,7 +9,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 )
 
 // Source is what thresholds are checked against: a run's cumulative

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"benchtop/results/report"
 )
 
 // Baseline is an earlier run shown beside the live one (--baseline): its
@@ -24,9 +22,17 @@ type Baseline struct {
 	// each phase ("load", "run"), compared with the live phase's.
 	OpsPerSec  float64
 	PhaseRates map[string]float64
-	// Summary is its JSON summary: its segments are compared with the
-	// live ones of the same configuration.
-	Summary *report.Summary
+	// SegmentLike finds its segment of a configuration (its longest) in
+	// its JSON summary, compared with the live ones of the same
+	// configuration; nil when it has no segments.
+	SegmentLike func(threads, partitions int, target float64) (BaselineSegment, bool)
+}
+
+// BaselineSegment is what the segments table compares of a baseline's
+// segment: its goodput and its p99 (µs, nil when nothing succeeded).
+type BaselineSegment struct {
+	OpsPerSec float64
+	P99US     *float64
 }
 
 // BaselineSpan is a rate the baseline held from From to To after its
@@ -49,11 +55,11 @@ func (b *Baseline) PhaseRate(phase string) (rate float64, ok bool) {
 
 // Segment is the baseline's segment of the given configuration (its
 // longest), for the live segment of that configuration.
-func (b *Baseline) Segment(threads, partitions int, target float64) (report.SegmentSummary, bool) {
-	if b == nil || b.Summary == nil {
-		return report.SegmentSummary{}, false
+func (b *Baseline) Segment(threads, partitions int, target float64) (BaselineSegment, bool) {
+	if b == nil || b.SegmentLike == nil {
+		return BaselineSegment{}, false
 	}
-	return b.Summary.SegmentLike(threads, partitions, target)
+	return b.SegmentLike(threads, partitions, target)
 }
 
 // PctChange is (now-base)/base in percent; NaN when base is 0.

@@ -13,7 +13,7 @@ import (
 	"github.com/NimbleMarkets/ntcharts/canvas"
 	"github.com/charmbracelet/x/ansi"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/themes"
 )
 
@@ -22,13 +22,17 @@ import (
 type Context struct {
 	Width, Height int // the whole screen
 	Styles        themes.Styles
-	Info          engine.Info
+	Info          rundata.Info
 	Interval      time.Duration
 	// Bordered is true when there is room for boxed panels; compact
 	// screens draw a title rule instead of a box.
 	Bordered bool
 	// Baseline is the run given with --baseline, nil without one.
 	Baseline *Baseline
+	// MaskCause makes an error's cause fit for the screen: one line, a
+	// URL's password masked (report.MaskCause); nil leaves causes as
+	// they are.
+	MaskCause func(string) string
 }
 
 // Width is the display width of s (ANSI sequences ignored).

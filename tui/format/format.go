@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 )
 
 // sig3 formats v (>= 0) with three significant digits at most, dropping a

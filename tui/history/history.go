@@ -7,7 +7,7 @@ package history
 import (
 	"time"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 )
 
 // Ring is a fixed-capacity ring buffer that keeps the newest values.
@@ -121,7 +121,7 @@ const eventCap = 2000
 // History is the bounded record of a run, fed one snapshot per interval.
 type History struct {
 	// Last is the newest snapshot, nil before the first.
-	Last *engine.Snapshot
+	Last *rundata.Snapshot
 	// MaxRate is the highest rate of a whole interval in the phase so
 	// far (as MeanRate, since the phase's start): an interval shorter
 	// than half the status interval (a load of 1,000 records in 12 ms, a
@@ -147,7 +147,7 @@ type History struct {
 	MBps     float64
 	// Stream is the newest per-partition view of a workload that consumes
 	// partitions (the stream), nil for other runs.
-	Stream *engine.PartitionsView
+	Stream *rundata.PartitionsView
 
 	// ErrorSeen is when errors of each operation and kind ("READ
 	// unavailable") were last seen, as elapsed time; LastError is the
@@ -157,7 +157,7 @@ type History struct {
 
 	points *Ring[Point]
 	lat    map[string]*Ring[Lat]
-	events *Ring[engine.Event]
+	events *Ring[rundata.Event]
 	mean   meanRate
 	max    maxRate
 }
@@ -186,20 +186,20 @@ func New(interval time.Duration) *History {
 		max:    maxRate{interval: interval},
 		points: NewRing[Point](pointsFor(interval)),
 		lat:    map[string]*Ring[Lat]{},
-		events: NewRing[engine.Event](eventCap),
+		events: NewRing[rundata.Event](eventCap),
 	}
 }
 
 // Add records a snapshot. A snapshot whose elapsed time goes backwards
 // (a new phase that restarted the clock) starts the series afresh.
-func (h *History) Add(s *engine.Snapshot) {
+func (h *History) Add(s *rundata.Snapshot) {
 	if s == nil {
 		return
 	}
 	if p, ok := h.points.Last(); ok && s.Elapsed < p.End {
 		h.points = NewRing[Point](len(h.points.buf))
 		h.lat = map[string]*Ring[Lat]{}
-		h.events = NewRing[engine.Event](eventCap)
+		h.events = NewRing[rundata.Event](eventCap)
 		h.MaxRate = 0
 		h.mean = meanRate{}
 		h.max = maxRate{interval: h.max.interval}
@@ -269,7 +269,7 @@ func (h *History) Add(s *engine.Snapshot) {
 // (the engine's cumulative rate is over the phase's wall time, pauses
 // included, as YCSB's [OVERALL] Throughput is).
 type meanRate struct {
-	phase       engine.Phase
+	phase       rundata.Phase
 	paused      bool    // the previous interval ended paused
 	work, spent float64 // Σ rate × seconds, Σ seconds
 }
@@ -277,7 +277,7 @@ type meanRate struct {
 // add counts one snapshot's interval at rate and returns the mean so
 // far; fallback (the engine's or the workload's own mean) until an
 // interval counted.
-func (m *meanRate) add(s *engine.Snapshot, rate, fallback float64) float64 {
+func (m *meanRate) add(s *rundata.Snapshot, rate, fallback float64) float64 {
 	if s.Phase != m.phase {
 		*m = meanRate{phase: s.Phase}
 	}
@@ -297,14 +297,14 @@ func (m *meanRate) add(s *engine.Snapshot, rate, fallback float64) float64 {
 // and the newest of them.
 type maxRate struct {
 	interval time.Duration // the status interval
-	phase    engine.Phase
+	phase    rundata.Phase
 	whole    bool // a whole interval has counted
 	rate     float64
 	last     struct{ rate, failed float64 } // the newest whole interval's
 }
 
 // add counts one snapshot's interval at rate and returns the maximum.
-func (m *maxRate) add(s *engine.Snapshot, rate float64) float64 {
+func (m *maxRate) add(s *rundata.Snapshot, rate float64) float64 {
 	if s.Phase != m.phase {
 		*m = maxRate{interval: m.interval, phase: s.Phase}
 	}
@@ -324,7 +324,7 @@ func (m *maxRate) add(s *engine.Snapshot, rate float64) float64 {
 // lastWhole is the newest whole interval's rates when s, added last, is
 // a sliver after one in its phase: the figures the header shows as
 // current.
-func (m *maxRate) lastWhole(s *engine.Snapshot) (struct{ rate, failed float64 }, bool) {
+func (m *maxRate) lastWhole(s *rundata.Snapshot) (struct{ rate, failed float64 }, bool) {
 	return m.last, m.whole && s.Interval < m.interval/2
 }
 
@@ -357,7 +357,7 @@ func (h *History) Latency(op string, n int) []Lat {
 }
 
 // Events is the events seen so far (the newest eventCap), oldest first.
-func (h *History) Events() *Ring[engine.Event] { return h.events }
+func (h *History) Events() *Ring[rundata.Event] { return h.events }
 
 // Elapsed is the elapsed time of the newest snapshot.
 func (h *History) Elapsed() time.Duration {

@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 )
 
 func feed(h *History, n int, every time.Duration) {
 	for i := 1; i <= n; i++ {
-		h.Add(&engine.Snapshot{Elapsed: time.Duration(i) * every, Interval: every})
+		h.Add(&rundata.Snapshot{Elapsed: time.Duration(i) * every, Interval: every})
 	}
 }
 
@@ -61,34 +61,34 @@ func TestWindowBounds(t *testing.T) {
 func TestMeanLeavesPausedIntervalsOut(t *testing.T) {
 	h := New(time.Second)
 	n := 0
-	add := func(phase engine.Phase, rate float64, paused bool, cumulative float64) {
+	add := func(phase rundata.Phase, rate float64, paused bool, cumulative float64) {
 		n++
-		s := &engine.Snapshot{Phase: phase, Elapsed: time.Duration(n) * time.Second, Interval: time.Second, Paused: paused}
+		s := &rundata.Snapshot{Phase: phase, Elapsed: time.Duration(n) * time.Second, Interval: time.Second, Paused: paused}
 		s.Total.Interval.Rate, s.Total.Cumulative.Rate = rate, cumulative
 		h.Add(s)
 	}
 	for i := 0; i < 4; i++ {
-		add(engine.PhaseRun, 1000, false, 1000)
+		add(rundata.PhaseRun, 1000, false, 1000)
 	}
 	// Paused within the fifth interval: it counts, at the rate it had.
-	add(engine.PhaseRun, 600, true, 920)
+	add(rundata.PhaseRun, 600, true, 920)
 	if h.MeanRate != 920 {
 		t.Fatalf("mean after a pause began: %v, want 920", h.MeanRate)
 	}
 	for i := 0; i < 5; i++ {
-		add(engine.PhaseRun, 0, true, 4600/float64(6+i))
+		add(rundata.PhaseRun, 0, true, 4600/float64(6+i))
 		if h.MeanRate != 920 {
 			t.Fatalf("mean %v after %d paused intervals, want it held at 920 (the engine's: %v)", h.MeanRate, i+1, h.Last.Total.Cumulative.Rate)
 		}
 	}
 	// Resumed within an interval: it counts, then the rest.
-	add(engine.PhaseRun, 400, false, 0)
-	add(engine.PhaseRun, 2000, false, 0)
+	add(rundata.PhaseRun, 400, false, 0)
+	add(rundata.PhaseRun, 2000, false, 0)
 	if want := (4600.0 + 400 + 2000) / 7; h.MeanRate != want {
 		t.Errorf("mean after the resume: %v, want %v", h.MeanRate, want)
 	}
 	// A new phase: its own mean.
-	add(engine.PhaseLoad, 50, false, 50)
+	add(rundata.PhaseLoad, 50, false, 50)
 	if h.MeanRate != 50 {
 		t.Errorf("mean of a new phase: %v, want 50", h.MeanRate)
 	}
@@ -102,30 +102,30 @@ func TestMeanLeavesPausedIntervalsOut(t *testing.T) {
 func TestMaxIsAWholeIntervalOfThePhase(t *testing.T) {
 	h := New(time.Second)
 	var elapsed time.Duration
-	add := func(phase engine.Phase, rate float64, interval time.Duration) {
+	add := func(phase rundata.Phase, rate float64, interval time.Duration) {
 		elapsed += interval
-		s := &engine.Snapshot{Phase: phase, Elapsed: elapsed, Interval: interval}
+		s := &rundata.Snapshot{Phase: phase, Elapsed: elapsed, Interval: interval}
 		s.Total.Interval.Rate = rate
 		h.Add(s)
 	}
-	add(engine.PhaseLoad, 84304, 12*time.Millisecond)
+	add(rundata.PhaseLoad, 84304, 12*time.Millisecond)
 	if h.MaxRate != 84304 {
 		t.Errorf("max of a load of one sliver: %v, want 84304", h.MaxRate)
 	}
 	for _, r := range []float64{1987, 2001, 1990} {
-		add(engine.PhaseRun, r, time.Second)
+		add(rundata.PhaseRun, r, time.Second)
 	}
 	if h.MaxRate != 2001 {
 		t.Errorf("max of the run phase: %v, want 2001 (the load's sliver is another phase's)", h.MaxRate)
 	}
-	add(engine.PhaseRun, 48900, 35*time.Millisecond)
+	add(rundata.PhaseRun, 48900, 35*time.Millisecond)
 	if h.MaxRate != 2001 {
 		t.Errorf("max after a last interval of 35 ms: %v, want 2001", h.MaxRate)
 	}
 	if h.CurRate != 1990 {
 		t.Errorf("current after a last interval of 35 ms: %v, want the last whole interval's 1990", h.CurRate)
 	}
-	add(engine.PhaseRun, 2500, 900*time.Millisecond)
+	add(rundata.PhaseRun, 2500, 900*time.Millisecond)
 	if h.MaxRate != 2500 {
 		t.Errorf("max after a whole interval of 2,500: %v", h.MaxRate)
 	}

@@ -10,8 +10,8 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"benchtop/engine/units"
 	"benchtop/results/marks"
+	"benchtop/rundata/units"
 	"benchtop/workload"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 	"benchtop/workload"
 )
 

@@ -11,7 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/adapters"
-	"benchtop/engine/units"
+	"benchtop/rundata/units"
 	"benchtop/workload"
 )
 

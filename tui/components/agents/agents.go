@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/themes"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
@@ -34,7 +34,7 @@ type Model struct {
 	view string
 }
 
-var _ common.Renderer[[]engine.AgentRow] = (*Model)(nil)
+var _ common.Renderer[[]rundata.AgentRow] = (*Model)(nil)
 
 // New returns an Agents panel drawing with ctx.
 func New(ctx *common.Context) Model { return Model{ctx: ctx} }
@@ -51,7 +51,7 @@ var widths = []int{14, 8, 7, 10, 9, 8, 6, 20, 9}
 
 // Render draws one row per agent; rows that do not fit are summed up in
 // the last line.
-func (m *Model) Render(rows []engine.AgentRow) {
+func (m *Model) Render(rows []rundata.AgentRow) {
 	st := m.ctx.Styles
 	iw, ih := common.Inner(m.ctx.Bordered, m.w, m.h)
 	head := []string{"agent", "state", "threads", "ops/s", "p99", "errors", "cpu", "nic rx / tx", "offset"}
@@ -91,7 +91,7 @@ func cells(vals []string) string {
 
 // row is one agent; a lost or late agent's figures give way to what is
 // known about it.
-func (m *Model) row(r engine.AgentRow) string {
+func (m *Model) row(r rundata.AgentRow) string {
 	st := m.ctx.Styles
 	state := stateStyle(st, r.State)(common.Fit(r.State, widths[1]))
 	name := st.Text.Render(common.FitTail(r.Name, widths[0]))
@@ -157,13 +157,13 @@ func Offset(d time.Duration) string {
 
 // Summary is the fleet in one line: "15 agents: 14 running, 1 late ·
 // slowest vm7 p99 12.3ms".
-func Summary(rows []engine.AgentRow) string {
+func Summary(rows []rundata.AgentRow) string {
 	if len(rows) == 0 {
 		return ""
 	}
 	counts := map[string]int{}
 	var order []string
-	var slowest *engine.AgentRow
+	var slowest *rundata.AgentRow
 	for i := range rows {
 		r := &rows[i]
 		if counts[r.State] == 0 {
@@ -198,7 +198,7 @@ func Summary(rows []engine.AgentRow) string {
 }
 
 // SummaryLine is Summary styled to one screen line of width w.
-func SummaryLine(st themes.Styles, rows []engine.AgentRow, w int) string {
+func SummaryLine(st themes.Styles, rows []rundata.AgentRow, w int) string {
 	s := Summary(rows)
 	style := st.Text.Render
 	for _, r := range rows {

@@ -8,15 +8,15 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/themes"
 	"benchtop/tui/common"
 )
 
-func fleetRows(n int) []engine.AgentRow {
-	rows := make([]engine.AgentRow, n)
+func fleetRows(n int) []rundata.AgentRow {
+	rows := make([]rundata.AgentRow, n)
 	for i := range rows {
-		rows[i] = engine.AgentRow{Name: fmt.Sprintf("vm%d", i+1), State: "running", OpsPerSec: 7991, P99: 10100 * time.Microsecond,
+		rows[i] = rundata.AgentRow{Name: fmt.Sprintf("vm%d", i+1), State: "running", OpsPerSec: 7991, P99: 10100 * time.Microsecond,
 			CPU: 34, RxBytesPerSec: 18e6, TxBytesPerSec: 4e6, ClockOffset: 400 * time.Microsecond, Threads: 50, Target: 8000}
 	}
 	return rows
@@ -30,8 +30,8 @@ func ctx(bordered bool) *common.Context {
 func TestFifteenAgentsAt120x40(t *testing.T) {
 	rows := fleetRows(15)
 	rows[6].P99 = 12300 * time.Microsecond
-	rows[13] = engine.AgentRow{Name: "vm14", State: "lost", Reason: "connection reset"}
-	rows[14] = engine.AgentRow{Name: "vm15", State: "late", Pending: 759, ClockOffset: -1100 * time.Microsecond}
+	rows[13] = rundata.AgentRow{Name: "vm14", State: "lost", Reason: "connection reset"}
+	rows[14] = rundata.AgentRow{Name: "vm15", State: "late", Pending: 759, ClockOffset: -1100 * time.Microsecond}
 	const bodyH = 40 - 2 - 2 // header, status and help lines
 	h := PanelHeight(len(rows), true, bodyH)
 	if h != Height(15, true) {

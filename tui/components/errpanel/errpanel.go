@@ -8,8 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"benchtop/engine"
-	"benchtop/results/report"
+	"benchtop/rundata"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
 	"benchtop/tui/history"
@@ -27,7 +26,7 @@ type Row struct {
 
 // Rows lists the errors of s by operation and kind: the most recently
 // seen first (seen, from the history, may be nil), then the most frequent.
-func Rows(s *engine.Snapshot, seen map[string]time.Duration) []Row {
+func Rows(s *rundata.Snapshot, seen map[string]time.Duration, mask func(string) string) []Row {
 	if s == nil {
 		return nil
 	}
@@ -35,9 +34,12 @@ func Rows(s *engine.Snapshot, seen map[string]time.Duration) []Row {
 	for _, op := range s.Ops {
 		for k, n := range op.Cumulative.ErrorsByKind {
 			r := Row{Op: op.Name, Kind: k, Count: n, Last: op.Interval.ErrorsByKind[k],
-				Cause: report.MaskCause(op.Cumulative.Causes[k])}
+				Cause: op.Cumulative.Causes[k]}
 			if c := op.Interval.Causes[k]; c != "" {
-				r.Cause = report.MaskCause(c)
+				r.Cause = c
+			}
+			if mask != nil {
+				r.Cause = mask(r.Cause)
 			}
 			rows = append(rows, r)
 		}
@@ -59,8 +61,8 @@ func Rows(s *engine.Snapshot, seen map[string]time.Duration) []Row {
 }
 
 // Height is the outer height the panel wants for s: 0 without errors.
-func Height(s *engine.Snapshot, bordered bool) int {
-	n := min(len(Rows(s, nil)), MaxRows)
+func Height(s *rundata.Snapshot, bordered bool) int {
+	n := min(len(Rows(s, nil, nil)), MaxRows)
 	if n == 0 {
 		return 0
 	}
@@ -92,7 +94,7 @@ func (m Model) View() string { return m.view }
 func (m *Model) Render(h *history.History) {
 	st := m.ctx.Styles
 	iw, ih := common.Inner(m.ctx.Bordered, m.w, m.h)
-	rows := Rows(h.Last, h.ErrorSeen)
+	rows := Rows(h.Last, h.ErrorSeen, m.ctx.MaskCause)
 	var lines []string
 	for i, r := range rows {
 		if i >= ih {

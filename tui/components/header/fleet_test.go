@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/themes"
 	"benchtop/tui/common"
 	"benchtop/tui/history"
@@ -18,16 +18,16 @@ import (
 func TestHeaderThreadsPerAgent(t *testing.T) {
 	th, _ := themes.Get("dark")
 	for _, c := range []struct {
-		agents []engine.AgentRow
+		agents []rundata.AgentRow
 		want   string
 		not    string
 	}{
-		{[]engine.AgentRow{{Name: "vm1", State: "running", Threads: 8}, {Name: "vm2", State: "running", Threads: 8}, {Name: "vm3", State: "lost", Threads: 8}},
+		{[]rundata.AgentRow{{Name: "vm1", State: "running", Threads: 8}, {Name: "vm2", State: "running", Threads: 8}, {Name: "vm3", State: "lost", Threads: 8}},
 			"Threads 8/agent (16 total)", ""},
 		{nil, "Threads 8", "/agent"},
 	} {
-		snap := &engine.Snapshot{Phase: engine.PhaseRun, Elapsed: time.Second, Threads: 8, Agents: c.agents}
-		ctx := &common.Context{Width: 160, Height: 40, Styles: themes.NewStyles(th), Info: engine.Info{Adapter: "redis"}}
+		snap := &rundata.Snapshot{Phase: rundata.PhaseRun, Elapsed: time.Second, Threads: 8, Agents: c.agents}
+		ctx := &common.Context{Width: 160, Height: 40, Styles: themes.NewStyles(th), Info: rundata.Info{Adapter: "redis"}}
 		m := New(ctx)
 		m.SetSize(160, Height)
 		h := history.New(time.Second)

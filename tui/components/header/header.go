@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
 	"benchtop/tui/history"
@@ -33,6 +33,8 @@ type State struct {
 	// marks this screen as a read-only viewer's.
 	Viewers  int
 	ReadOnly bool
+	// Thresholds is the --threshold verdict so far.
+	Thresholds Thresholds
 }
 
 // Model is the header component.
@@ -77,7 +79,7 @@ func (m *Model) line1(h *history.History, s State) string {
 		state = st.Warn.Render("❚❚ paused")
 	case snap == nil:
 		state = st.Muted.Render("○ starting")
-	case snap.NoSuccess >= engine.OutageIntervals:
+	case snap.NoSuccess >= rundata.OutageIntervals:
 		// Operations are attempted and none succeeds: an outage (the run
 		// will exit 1), not a run that merely slowed down.
 		d := format.Span(time.Duration(snap.NoSuccess) * snap.Interval)
@@ -89,7 +91,7 @@ func (m *Model) line1(h *history.History, s State) string {
 		state = st.Good.Render("● running")
 	}
 	right := st.Value.Render(elapsed) + "  " + state
-	if mark := thresholdMark(st, info, snap); mark != "" { // --threshold (threshold.go)
+	if mark := thresholdMark(st, s.Thresholds); mark != "" { // --threshold (threshold.go)
 		right = mark + "  " + right
 	}
 	if s.ReadOnly {
@@ -104,7 +106,7 @@ func (m *Model) line1(h *history.History, s State) string {
 	}
 
 	// Left: parts dropped from the least important when room is short.
-	phase := string(engine.PhaseRun)
+	phase := string(rundata.PhaseRun)
 	progress := -1.0
 	if snap != nil {
 		phase = string(snap.Phase)
@@ -263,7 +265,7 @@ func (m *Model) line2(h *history.History, s State) string {
 
 // fleetThreads is a fleet run's agents not lost and their threads in all
 // (0, 0 for a run of one process).
-func fleetThreads(snap *engine.Snapshot) (agents, total int) {
+func fleetThreads(snap *rundata.Snapshot) (agents, total int) {
 	if snap == nil {
 		return 0, 0
 	}

@@ -3,29 +3,25 @@ package header
 import (
 	"fmt"
 
-	"benchtop/engine"
-	"benchtop/results/thresholds"
 	"benchtop/themes"
 )
 
-// thresholdMark is the --threshold verdict so far, on the run's
-// cumulative figures: "✓ 3/3 thresholds" while all pass, "✗ 1/3" in the
-// alarm colour when one is crossed; "" without thresholds, before the
-// first snapshot and during the load phase that precedes a run.
-func thresholdMark(st themes.Styles, info engine.Info, snap *engine.Snapshot) string {
-	if len(info.Thresholds) == 0 || snap == nil || (snap.Phase == engine.PhaseLoad && info.Command == "run") {
-		return "" // the thresholds judge the run phase, not the load before it
+// Thresholds is the --threshold verdict so far, as the screen's root
+// judged it on the run's cumulative figures: Total 0 when there are none
+// to show (no thresholds, no snapshot yet, or the load phase that
+// precedes a run).
+type Thresholds struct {
+	Crossed, Total int
+}
+
+// thresholdMark is "✓ 3/3 thresholds" while all pass, "✗ 1/3" in the
+// alarm colour when one is crossed; "" when there is nothing to show.
+func thresholdMark(st themes.Styles, t Thresholds) string {
+	if t.Total == 0 {
+		return ""
 	}
-	var ts []thresholds.Threshold
-	for _, e := range info.Thresholds {
-		if t, err := thresholds.Parse(e); err == nil {
-			ts = append(ts, t)
-		}
+	if t.Crossed > 0 {
+		return st.Alarm.Render(fmt.Sprintf("✗ %d/%d thresholds", t.Crossed, t.Total))
 	}
-	rs := thresholds.Evaluate(ts, thresholds.FromSnapshot(snap))
-	crossed := thresholds.Crossed(rs)
-	if crossed > 0 {
-		return st.Alarm.Render(fmt.Sprintf("✗ %d/%d thresholds", crossed, len(rs)))
-	}
-	return st.Good.Render(fmt.Sprintf("✓ %d/%d thresholds", len(rs), len(rs)))
+	return st.Good.Render(fmt.Sprintf("✓ %d/%d thresholds", t.Total, t.Total))
 }

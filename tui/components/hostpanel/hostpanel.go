@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"benchtop/engine/host"
+	"benchtop/rundata"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
 	"benchtop/tui/history"
@@ -44,7 +44,7 @@ func (m *Model) Render(h *history.History) {
 	st := m.ctx.Styles
 	bordered := m.ctx.Bordered
 	iw, ih := common.Inner(bordered, m.w, m.h)
-	var s host.Sample
+	var s rundata.HostSample
 	if h.Last != nil {
 		s = h.Last.Host
 	}
@@ -99,7 +99,7 @@ func (m *Model) gaugeLine(label string, p float64, gaugeW int, value string) str
 
 // coreLines shows every core as a bar when there are rows for all of them,
 // else as a strip of one level cell per core.
-func (m *Model) coreLines(s host.Sample, iw, gaugeW, rows int) []string {
+func (m *Model) coreLines(s rundata.HostSample, iw, gaugeW, rows int) []string {
 	st := m.ctx.Styles
 	n := len(s.CPUPerCore)
 	if n == 0 || rows <= 0 {
@@ -132,7 +132,7 @@ func (m *Model) coreLines(s host.Sample, iw, gaugeW, rows int) []string {
 	return out
 }
 
-func (m *Model) nicLines(s host.Sample, iw int) []string {
+func (m *Model) nicLines(s rundata.HostSample, iw int) []string {
 	st := m.ctx.Styles
 	if len(s.NICs) == 0 {
 		if s.Loopback != nil {
@@ -165,7 +165,7 @@ func (m *Model) nicLines(s host.Sample, iw int) []string {
 }
 
 // otherNICs lists the other busy interfaces, one line each, at most n.
-func (m *Model) otherNICs(s host.Sample, n int) []string {
+func (m *Model) otherNICs(s rundata.HostSample, n int) []string {
 	st := m.ctx.Styles
 	var out []string
 	for i := 1; i < len(s.NICs) && len(out) < n; i++ {
@@ -178,7 +178,7 @@ func (m *Model) otherNICs(s host.Sample, n int) []string {
 	return out
 }
 
-func (m *Model) loLine(n host.NIC) string {
+func (m *Model) loLine(n rundata.NIC) string {
 	st := m.ctx.Styles
 	label := "lo  "
 	if !m.ctx.Bordered {
@@ -187,7 +187,7 @@ func (m *Model) loLine(n host.NIC) string {
 	return " " + st.Text.Render(label) + " " + m.rates(n)
 }
 
-func (m *Model) rates(n host.NIC) string {
+func (m *Model) rates(n rundata.NIC) string {
 	st := m.ctx.Styles
 	sep := "  "
 	if !m.ctx.Bordered {

@@ -9,7 +9,7 @@ import (
 	"github.com/NimbleMarkets/ntcharts/sparkline"
 	"github.com/charmbracelet/lipgloss"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
 	"benchtop/tui/history"
@@ -61,7 +61,7 @@ type Row struct {
 }
 
 // Rows lists the rows the panel shows for snapshot s in mode mode.
-func Rows(s *engine.Snapshot, mode Mode) []Row {
+func Rows(s *rundata.Snapshot, mode Mode) []Row {
 	if s == nil {
 		return nil
 	}
@@ -81,11 +81,11 @@ func Rows(s *engine.Snapshot, mode Mode) []Row {
 }
 
 // RowCount is how many rows the panel needs for s in mode mode.
-func RowCount(s *engine.Snapshot, mode Mode) int { return len(Rows(s, mode)) }
+func RowCount(s *rundata.Snapshot, mode Mode) int { return len(Rows(s, mode)) }
 
 // HasIntended tells whether s carries intended latencies for a target in
 // force.
-func HasIntended(s *engine.Snapshot) bool {
+func HasIntended(s *rundata.Snapshot) bool {
 	if s == nil || s.Target <= 0 {
 		return false
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
 	"benchtop/tui/history"
@@ -38,7 +38,7 @@ func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 func (m Model) View() string { return m.view }
 
 // Rows is how many body rows the table wants for s (header included).
-func Rows(s *engine.Snapshot, withIntended bool) int {
+func Rows(s *rundata.Snapshot, withIntended bool) int {
 	if s == nil {
 		return 2
 	}
@@ -111,17 +111,17 @@ func (m *Model) Render(h *history.History) {
 	m.view = common.Panel(st, bordered, title, lines, m.w, m.h)
 }
 
-func phaseName(s *engine.Snapshot) string {
+func phaseName(s *rundata.Snapshot) string {
 	if s == nil || s.Phase == "" {
 		return "run"
 	}
-	if s.Phase == engine.PhaseDone {
+	if s.Phase == rundata.PhaseDone {
 		return "run"
 	}
 	return string(s.Phase)
 }
 
-func (m *Model) row(cols []col, name string, s engine.Stats, counts bool) string {
+func (m *Model) row(cols []col, name string, s rundata.Stats, counts bool) string {
 	st := m.ctx.Styles
 	var b strings.Builder
 	nameStyle := st.Text

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/themes"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
@@ -25,7 +25,7 @@ import (
 const MinHeight = 5
 
 // Title is the panel title for v.
-func Title(v *engine.PartitionsView) string {
+func Title(v *rundata.PartitionsView) string {
 	if v == nil {
 		return "Partitions"
 	}
@@ -36,7 +36,7 @@ func Title(v *engine.PartitionsView) string {
 	return t
 }
 
-func countHeld(v *engine.PartitionsView) int {
+func countHeld(v *rundata.PartitionsView) int {
 	n := 0
 	for _, p := range v.Parts {
 		if p.Held {
@@ -55,7 +55,7 @@ type Model struct {
 	view string
 }
 
-var _ common.Renderer[*engine.PartitionsView] = (*Model)(nil)
+var _ common.Renderer[*rundata.PartitionsView] = (*Model)(nil)
 
 // New returns a Partitions panel drawing with ctx.
 func New(ctx *common.Context) Model { return Model{ctx: ctx} }
@@ -67,13 +67,13 @@ func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 func (m Model) View() string { return m.view }
 
 // Render draws the panel for view v (nil: the stream has not started).
-func (m *Model) Render(v *engine.PartitionsView) {
+func (m *Model) Render(v *rundata.PartitionsView) {
 	m.view = Render(v, m.ctx.Styles, m.ctx.Bordered, m.w, m.h)
 }
 
 // Render draws the panel for view v in an outer size of w x h, boxed when
 // bordered.
-func Render(v *engine.PartitionsView, st themes.Styles, bordered bool, w, h int) string {
+func Render(v *rundata.PartitionsView, st themes.Styles, bordered bool, w, h int) string {
 	iw, ih := common.Inner(bordered, w, h)
 	if iw <= 0 || ih <= 0 {
 		return common.Panel(st, bordered, Title(v), nil, w, h)
@@ -97,7 +97,7 @@ func Render(v *engine.PartitionsView, st themes.Styles, bordered bool, w, h int)
 }
 
 // summary is the first line: totals of the interval.
-func summary(v *engine.PartitionsView, st themes.Styles, w int) string {
+func summary(v *rundata.PartitionsView, st themes.Styles, w int) string {
 	parts := []string{
 		st.Label.Render("consumed ") + st.Value.Render(format.SI(v.ConsumedRate)+" rows/s"),
 		st.Value.Render(format.BytesRate(v.ConsumedMBps * 1e6)),
@@ -137,7 +137,7 @@ func lagStyle(st themes.Styles, s float64) interface{ Render(...string) string }
 
 // scales returns the largest rate and lag of the view (at least 1), the
 // full length of the bars.
-func scales(v *engine.PartitionsView) (rate, lag float64) {
+func scales(v *rundata.PartitionsView) (rate, lag float64) {
 	rate, lag = 1, 1
 	for _, p := range v.Parts {
 		rate = max(rate, p.Rate)
@@ -149,7 +149,7 @@ func scales(v *engine.PartitionsView) (rate, lag float64) {
 // table draws one line per partition:
 //
 //	#  state  rows/s ████████▌   MB/s  lag ██▎    rows    age   p99
-func table(v *engine.PartitionsView, st themes.Styles, w, rows int) []string {
+func table(v *rundata.PartitionsView, st themes.Styles, w, rows int) []string {
 	maxRate, maxLag := scales(v)
 	// Fixed columns: index and state 7, rate 8, MB/s 10, a space, lag
 	// rows and age 14, p99 8; the two bars share the rest (rate 2/3).
@@ -219,7 +219,7 @@ func lagBar(st themes.Styles, w int, f, age float64) string {
 
 // grid draws one cell per partition, for many partitions: a row of rate
 // levels and a row of lag levels per band of partitions.
-func grid(v *engine.PartitionsView, st themes.Styles, w, rows int) []string {
+func grid(v *rundata.PartitionsView, st themes.Styles, w, rows int) []string {
 	maxRate, maxLag := scales(v)
 	const label = 9 // "rows/s  " / "lag     "
 	per := max(1, w-label)

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/themes"
 	"benchtop/tui/common"
 )
@@ -24,11 +24,11 @@ func styles(t *testing.T) themes.Styles {
 	return themes.NewStylesWithRenderer(r, th)
 }
 
-func view(n int) *engine.PartitionsView {
-	v := &engine.PartitionsView{Partitions: n, Consumers: n, ConsumedRate: 1.2e6, ConsumedMBps: 264, Lag: 1500, LagSeconds: 0.02,
-		E2E: engine.Latency{P99: 3 * time.Millisecond}}
+func view(n int) *rundata.PartitionsView {
+	v := &rundata.PartitionsView{Partitions: n, Consumers: n, ConsumedRate: 1.2e6, ConsumedMBps: 264, Lag: 1500, LagSeconds: 0.02,
+		E2E: rundata.Latency{P99: 3 * time.Millisecond}}
 	for i := range n {
-		v.Parts = append(v.Parts, engine.PartitionView{Index: i, Active: true, Consuming: true,
+		v.Parts = append(v.Parts, rundata.PartitionView{Index: i, Active: true, Consuming: true,
 			Rate: float64(1000 * (i + 1)), MBps: 0.22 * float64(i+1), Lag: int64(10 * i), LagSeconds: 0.01 * float64(i), P99: time.Millisecond})
 	}
 	return v
@@ -37,7 +37,7 @@ func view(n int) *engine.PartitionsView {
 // Every size draws exactly w x h cells, for any view.
 func TestRenderSize(t *testing.T) {
 	st := styles(t)
-	for _, v := range []*engine.PartitionsView{nil, {}, view(1), view(4), view(64), view(300)} {
+	for _, v := range []*rundata.PartitionsView{nil, {}, view(1), view(4), view(64), view(300)} {
 		for _, size := range [][2]int{{80, 12}, {120, 30}, {40, 6}, {20, 4}, {200, 50}} {
 			for _, b := range []bool{true, false} {
 				out := Render(v, st, b, size[0], size[1])

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/themes"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
@@ -23,7 +23,7 @@ type Model struct {
 	view string
 }
 
-var _ common.Renderer[*engine.SearchView] = (*Model)(nil)
+var _ common.Renderer[*rundata.SearchView] = (*Model)(nil)
 
 // New returns a search panel drawing with ctx.
 func New(ctx *common.Context) Model { return Model{ctx: ctx} }
@@ -36,7 +36,7 @@ func (m Model) View() string { return m.view }
 
 // Height is the outer height the panel wants for v: its status line, a
 // header, one row per probe and, once done, the answer and its reasons.
-func Height(v *engine.SearchView, bordered bool) int {
+func Height(v *rundata.SearchView, bordered bool) int {
 	if v == nil {
 		return 0
 	}
@@ -59,7 +59,7 @@ func Height(v *engine.SearchView, bordered bool) int {
 var widths = []int{3, 5, 11, 10, 11}
 
 // Render draws v; the newest probes are kept when not all fit.
-func (m *Model) Render(v *engine.SearchView) {
+func (m *Model) Render(v *rundata.SearchView) {
 	st := m.ctx.Styles
 	iw, ih := common.Inner(m.ctx.Bordered, m.w, m.h)
 	if v == nil {
@@ -114,7 +114,7 @@ func boolInt(b bool) int {
 
 // bracketLine is the bracket, the bound and the time: "bracket 1,810 –
 // 2,000 ops/s (10.5 %, to 5 %) · upper 2,010 · 45s of 10m0s".
-func (m *Model) bracketLine(v *engine.SearchView) string {
+func (m *Model) bracketLine(v *rundata.SearchView) string {
 	st := m.ctx.Styles
 	var b string
 	switch {
@@ -134,7 +134,7 @@ func (m *Model) bracketLine(v *engine.SearchView) string {
 
 // row is one probe: its settings, what it reached and its verdict; the
 // probe in progress shows its evidence against what it needs.
-func (m *Model) row(p engine.ProbeView, w int) string {
+func (m *Model) row(p rundata.ProbeView, w int) string {
 	st := m.ctx.Styles
 	good := "—"
 	if p.Goodput > 0 {
@@ -188,7 +188,7 @@ func outcomeStyle(st themes.Styles, s string) func(...string) string {
 
 // Line is the search in one status line: the probe in progress and the
 // bracket while it runs, the answer once done.
-func Line(st themes.Styles, v *engine.SearchView, w int) string {
+func Line(st themes.Styles, v *rundata.SearchView, w int) string {
 	if v == nil {
 		return ""
 	}

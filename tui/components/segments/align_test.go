@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/themes"
 	"benchtop/tui/common"
 	"benchtop/tui/history"
@@ -21,14 +21,14 @@ import (
 func TestCurrentMarkerKeepsTheColumns(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.Ascii)
 	th, _ := themes.Get("dark")
-	var segs []engine.Segment
+	var segs []rundata.Segment
 	for i := 1; i <= 12; i++ {
-		segs = append(segs, engine.Segment{Index: i, Start: time.Duration(i) * time.Second, End: time.Duration(i+1) * time.Second,
+		segs = append(segs, rundata.Segment{Index: i, Start: time.Duration(i) * time.Second, End: time.Duration(i+1) * time.Second,
 			Threads: i, Partitions: 1, OpsPerSec: float64(1000 * i), P50: time.Millisecond, P95: 2 * time.Millisecond,
 			P99: 3 * time.Millisecond, Open: i == 12})
 	}
 	h := history.New(time.Second)
-	h.Add(&engine.Snapshot{Phase: engine.PhaseRun, Elapsed: 13 * time.Second, Interval: time.Second, Segments: segs})
+	h.Add(&rundata.Snapshot{Phase: rundata.PhaseRun, Elapsed: 13 * time.Second, Interval: time.Second, Segments: segs})
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		ctx := &common.Context{Width: size[0], Height: size[1], Styles: themes.NewStyles(th), Bordered: size[0] >= 100}
 		m := New(ctx)

@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"benchtop/engine"
-	"benchtop/results/marks"
+	"benchtop/rundata"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
 	"benchtop/tui/history"
@@ -37,7 +36,7 @@ func (m Model) View() string { return m.view }
 
 // Height is the outer height the panel needs to show every segment of s
 // with its summary, for a screen of the given bordering.
-func Height(s *engine.Snapshot, bordered bool) int {
+func Height(s *rundata.Snapshot, bordered bool) int {
 	frame := 1
 	if bordered {
 		frame = 2
@@ -82,7 +81,7 @@ func (m *Model) Render(h *history.History) {
 	st := m.ctx.Styles
 	bordered := m.ctx.Bordered
 	iw, ih := common.Inner(bordered, m.w, m.h)
-	var segs []engine.Segment
+	var segs []rundata.Segment
 	if h.Last != nil {
 		segs = h.Last.Segments
 	}
@@ -177,7 +176,7 @@ func columns(wide, intended bool, extras []string) []column {
 // from 110 columns, the baseline's Δ columns where they fit (its segment
 // of the same configuration), extras dropped from the right when they do
 // not, then the change and bar columns in the room left.
-func (m *Model) layoutFor(segs []engine.Segment, iw int) layout {
+func (m *Model) layoutFor(segs []rundata.Segment, iw int) layout {
 	l := layout{title: "Segments · one row per configuration held (● the current one) · tab: back"}
 	intended := false
 	seen := map[string]bool{}
@@ -195,7 +194,7 @@ func (m *Model) layoutFor(segs []engine.Segment, iw int) layout {
 	}
 	sort.Strings(l.extras)
 	bl := m.ctx.Baseline
-	withDelta := bl != nil && bl.Summary != nil && len(bl.Summary.Segments) > 0
+	withDelta := bl != nil && bl.SegmentLike != nil
 	l.cols = columns(true, intended, l.extras)
 	l.wide = iw >= 110 && width(l.cols)+markW <= iw
 	switch {
@@ -251,7 +250,7 @@ func (m *Model) header(l layout) string {
 
 // summary are the lines under the table: the answer in words, and when
 // best is undecided, why (note).
-func (m *Model) summary(segs []engine.Segment, note string) []string {
+func (m *Model) summary(segs []rundata.Segment, note string) []string {
 	st := m.ctx.Styles
 	if len(segs) == 0 {
 		return []string{st.Muted.Render(" No segment yet: each change of threads, partitions or target (or r) starts one.")}
@@ -285,7 +284,7 @@ func (m *Model) visible(n, rows int) (start, end int) {
 	return max(0, end-rows), end
 }
 
-func (m *Model) describe(s engine.Segment) string {
+func (m *Model) describe(s rundata.Segment) string {
 	return "#" + strconv.Itoa(s.Index) + ": " + plural(s.Threads, "thread") + ", " +
 		plural(s.Partitions, "partition") + ", target " + format.Target(s.Target) +
 		" → " + format.SI(s.OpsPerSec) + " " + m.rateUnit(99) + ", p99 " + format.Latency(s.P99, s.HasLatency)
@@ -326,7 +325,7 @@ func cell(c column, v string, debt int) (string, int) {
 	return " " + v, n + 1 - w
 }
 
-func (m *Model) row(cols []column, extras []string, changeW, barW int, peak float64, s engine.Segment) string {
+func (m *Model) row(cols []column, extras []string, changeW, barW int, peak float64, s rundata.Segment) string {
 	st := m.ctx.Styles
 	index := strconv.Itoa(s.Index)
 	if s.Open {
@@ -406,7 +405,7 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 	if s.Knee {
 		tags = append(tags, st.Knee.Render("← knee"))
 	}
-	if len(tags) == 0 && s.State != "" && s.State != marks.Qualified {
+	if len(tags) == 0 && s.State != "" && s.State != rundata.Qualified {
 		// Not judged by the rules: say so rather than skip it silently.
 		tags = append(tags, st.Muted.Render("("+string(s.State)+")"))
 	}
@@ -445,7 +444,7 @@ const (
 // deltas are the Δ ops/s and Δ p99 cells of s: its change against the
 // baseline's segment of the same threads, partitions and target, "-" when
 // the baseline never held that configuration.
-func (m *Model) deltas(s engine.Segment) []string {
+func (m *Model) deltas(s rundata.Segment) []string {
 	g, ok := m.ctx.Baseline.Segment(s.Threads, s.Partitions, s.Target)
 	if !ok {
 		return []string{"-", "-"}

@@ -15,7 +15,7 @@ import (
 	"github.com/NimbleMarkets/ntcharts/canvas/runes"
 	"github.com/NimbleMarkets/ntcharts/linechart/streamlinechart"
 
-	"benchtop/engine"
+	"benchtop/rundata"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
 	"benchtop/tui/history"
@@ -365,7 +365,7 @@ func (m *Model) chart(vals, targets, baseline []float64, w, h int) []string {
 	return common.CanvasLines(&c.Canvas)
 }
 
-func (m *Model) axis(evs *history.Ring[engine.Event], failed []bool, span time.Duration, bucket float64, firstK int64, n int) (axis, labels, legend string) {
+func (m *Model) axis(evs *history.Ring[rundata.Event], failed []bool, span time.Duration, bucket float64, firstK int64, n int) (axis, labels, legend string) {
 	st := m.ctx.Styles
 	cells := make([]string, n)
 	kinds := make([]int, n) // 0 none, 1 tick, 2 marker, 3 alarm
@@ -494,7 +494,7 @@ func (m *Model) axis(evs *history.Ring[engine.Event], failed []bool, span time.D
 }
 
 // label is the short text of an event under its marker.
-func (m *Model) label(e engine.Event) string {
+func (m *Model) label(e rundata.Event) string {
 	compact := !m.ctx.Bordered
 	arrow := func(short, long string) string {
 		name := long
