@@ -156,9 +156,10 @@ func (a *Assembler) CPU() float64 {
 
 // Snapshot builds the snapshot of the interval ending now and starts the
 // next interval. runTime is the phase's run time so far (the cumulative
-// rates' period). With keepData the interval's Set goes into the snapshot
-// (Snapshot.Data) instead of being reused.
-func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sample, ws workload.Sample, final, keepData bool) *Snapshot {
+// rates' period), and the interval's raw measurements beside it. With
+// keepData the interval's Set is the data's to keep instead of being
+// reused (see Recycle).
+func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sample, ws workload.Sample, final, keepData bool) (*Snapshot, *IntervalData) {
 	if now.Before(a.lastTick) {
 		now = a.lastTick // a final snapshot dated at the stop, before the last tick
 	}
@@ -215,12 +216,12 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 		a.units.add(ivlStart.Sub(c.PhaseStart), a.interval)
 	}
 	snap.Warnings = append(snap.Warnings, a.nicWarn.check(a.ctl.Paused, hs)...)
-	snap.Data = &IntervalData{Phase: c.Phase, OpNames: c.OpNames, Start: ivlStart, End: now, Set: a.interval, Delta: ws.Delta}
+	data := &IntervalData{Phase: c.Phase, OpNames: c.OpNames, Start: ivlStart, End: now, Set: a.interval, Delta: ws.Delta}
 	if keepData {
 		a.interval = &measure.Set{}
 	}
 	a.last = snap
-	return snap
+	return snap, data
 }
 
 // stalled reports whether the interval that ended, of length ivl, was a
@@ -267,14 +268,15 @@ func (a *Assembler) trackOutage(start, end time.Duration, stalled bool) int {
 	return a.noSuccess
 }
 
-// Recycle empties the interval Set a snapshot built without keepData
-// pointed at, for the next interval; call it once the snapshot's hooks
-// have seen its Data.
-func (a *Assembler) Recycle(snap *Snapshot) {
-	if snap.Data != nil && snap.Data.Set == a.interval {
+// Recycle empties the interval Set data built without keepData points
+// at, for the next interval; call it once the hooks have seen data. It
+// reports whether it did: data is then no longer to be read.
+func (a *Assembler) Recycle(data *IntervalData) bool {
+	if data != nil && data.Set == a.interval {
 		a.interval.Reset()
-		snap.Data = nil
+		return true
 	}
+	return false
 }
 
 // Result is the phase's result from its final snapshot.

@@ -43,7 +43,7 @@ func TestCPUAveragesMeasuredReadingsOnly(t *testing.T) {
 	tick(unknown)
 	tick(unknown)
 	now = now.Add(time.Second)
-	final := a.Snapshot(now, now.Sub(start), unknown, workload.Sample{}, true, false)
+	final, _ := a.Snapshot(now, now.Sub(start), unknown, workload.Sample{}, true, false)
 	if len(final.Segments) != 2 {
 		t.Fatalf("%d segments, want 2", len(final.Segments))
 	}

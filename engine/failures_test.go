@@ -95,8 +95,8 @@ func TestOutageTracking(t *testing.T) {
 			a.Add(s)
 		}
 		at = at.Add(time.Second)
-		snap := a.Snapshot(at, at.Sub(start), host.Sample{}, workload.Sample{}, false, false)
-		a.Recycle(snap)
+		snap, data := a.Snapshot(at, at.Sub(start), host.Sample{}, workload.Sample{}, false, false)
+		a.Recycle(data)
 		return snap
 	}
 	for _, c := range []struct {

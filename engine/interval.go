@@ -70,13 +70,18 @@ func (p *phase) sample(final bool) *Snapshot {
 		// HDR log, two samples of one timestamp in a metrics push).
 		now = p.endTime
 	}
-	snap := p.asm.Snapshot(now, p.runTime(now), hs, ws, final, opts.IntervalData)
+	snap, data := p.asm.Snapshot(now, p.runTime(now), hs, ws, final, len(opts.OnIntervalData) > 0)
 	for _, h := range opts.OnInterval {
-		h(p.name, p.opNames, snap.Data.Start, snap.Time, snap.Data.Set)
+		h(p.name, p.opNames, data.Start, snap.Time, data.Set)
 	}
-	p.asm.Recycle(snap)
+	if p.asm.Recycle(data) {
+		data = nil
+	}
 	p.smu.Unlock()
 
+	for _, h := range opts.OnIntervalData {
+		h(snap, data)
+	}
 	for _, h := range opts.OnSnapshot {
 		h(snap)
 	}

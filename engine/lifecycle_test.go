@@ -93,9 +93,9 @@ func TestLastIntervalEndsAfterTheTickBeforeIt(t *testing.T) {
 	}
 }
 
-// With IntervalData, every snapshot carries its interval's histograms;
-// merged, they equal the phase's cumulative measurements exactly, and a
-// snapshot survives encoding.
+// With an OnIntervalData hook, every snapshot comes with its interval's
+// histograms; merged, they equal the phase's cumulative measurements
+// exactly, and a snapshot and its data survive encoding.
 func TestIntervalDataMergesToCumulative(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 2 s paced run (go test -short skips it)")
@@ -103,7 +103,9 @@ func TestIntervalDataMergesToCumulative(t *testing.T) {
 	t.Parallel()
 	db := &fakeDB{}
 	cfg := testConfig(t, "run", map[string]string{"threadcount": "3", "operationcount": "40000", "target": "20000"})
-	r, err := New(cfg, db, Options{Host: sharedHost, IntervalData: true})
+	datas := map[*Snapshot]*IntervalData{}
+	onData := func(s *Snapshot, d *IntervalData) { datas[s] = d } // the runner's goroutine, before publishing s
+	r, err := New(cfg, db, Options{Host: sharedHost, OnIntervalData: []func(*Snapshot, *IntervalData){onData}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,10 +124,10 @@ func TestIntervalDataMergesToCumulative(t *testing.T) {
 	<-done
 	merged := &measure.Set{}
 	for _, s := range snaps {
-		if s.Data == nil {
+		if datas[s] == nil {
 			t.Fatalf("snapshot %d has no interval data", s.Seq)
 		}
-		b, err := s.Data.Set.MarshalBinary()
+		b, err := datas[s].Set.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,36 +142,43 @@ func TestIntervalDataMergesToCumulative(t *testing.T) {
 		t.Fatalf("intervals merged: %d ops, equal to the cumulative Set: %v (cumulative %d ops)", merged.Ops, merged.Equal(cum), cum.Ops)
 	}
 
-	// A snapshot encodes and decodes to an equal value (JSON and gob).
+	// A snapshot and its data encode and decode to equal values (JSON and
+	// gob).
 	s := snaps[len(snaps)/2]
+	data := datas[s]
 	// No encoding keeps the monotonic reading or the *Location pointer.
 	s.Time = s.Time.Round(0).UTC()
 	s.Host.Time = s.Host.Time.Round(0).UTC()
-	for _, codec := range []string{"json", "gob"} {
-		var got Snapshot
+	roundTrip := func(codec string, v, got any) {
+		t.Helper()
 		switch codec {
 		case "json":
-			b, err := json.Marshal(s)
+			b, err := json.Marshal(v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := json.Unmarshal(b, &got); err != nil {
+			if err := json.Unmarshal(b, got); err != nil {
 				t.Fatal(err)
 			}
 		case "gob":
 			var buf bytes.Buffer
-			if err := gob.NewEncoder(&buf).Encode(s); err != nil {
+			if err := gob.NewEncoder(&buf).Encode(v); err != nil {
 				t.Fatal(err)
 			}
-			if err := gob.NewDecoder(&buf).Decode(&got); err != nil {
+			if err := gob.NewDecoder(&buf).Decode(got); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if !got.Data.Set.Equal(s.Data.Set) {
+	}
+	for _, codec := range []string{"json", "gob"} {
+		var got Snapshot
+		var gotData IntervalData
+		roundTrip(codec, s, &got)
+		roundTrip(codec, data, &gotData)
+		if !gotData.Set.Equal(data.Set) {
 			t.Errorf("%s: interval data changed in the round trip", codec)
 		}
 		a, b := *s, got
-		a.Data, b.Data = nil, nil
 		normalizeEmpty(&a)
 		normalizeEmpty(&b)
 		if !reflect.DeepEqual(a, b) {

@@ -33,9 +33,10 @@ type Options struct {
 	OnPhase []func(Phase)
 	// Host samples the client host; nil creates one.
 	Host *host.Sampler
-	// IntervalData puts each interval's raw measurements in its Snapshot
-	// (Snapshot.Data), for sending them elsewhere.
-	IntervalData bool
+	// OnIntervalData hooks get each snapshot with its interval's raw
+	// measurements, theirs to keep (an agent sends them to its
+	// coordinator), before the OnSnapshot hooks.
+	OnIntervalData []func(*Snapshot, *IntervalData)
 	// StopGrace is how long in-flight operations get after Stop before
 	// their context is cancelled (default 2 s).
 	StopGrace time.Duration

@@ -286,10 +286,12 @@ func (s *session) prepare(ctx context.Context) error {
 		info.Target = adapters.MaskURL(d.Describe())
 	}
 	s.out = make(chan outMsg, outQueue)
-	opts := engine.Options{Info: info, IntervalData: true, Host: s.host}
+	opts := engine.Options{Info: info, Host: s.host}
 	// The hooks run in order on the runner's goroutine: a phase's last
 	// snapshot is queued before the next phase's start.
-	opts.OnSnapshot = []func(*engine.Snapshot){func(snap *engine.Snapshot) { s.queue(TypeInterval, toInterval(snap)) }}
+	opts.OnIntervalData = []func(*engine.Snapshot, *engine.IntervalData){func(snap *engine.Snapshot, d *engine.IntervalData) {
+		s.queue(TypeInterval, toInterval(snap, d))
+	}}
 	opts.OnPhase = []func(engine.Phase){func(p engine.Phase) { s.queue(TypePhase, PhaseStart{Phase: p, At: time.Now()}) }}
 	r, err := engine.New(cfg, db, opts)
 	if err != nil {
@@ -472,14 +474,14 @@ func Apply(ctl engine.Controller, c Control) error {
 	return nil
 }
 
-func toInterval(s *engine.Snapshot) Interval {
+func toInterval(s *engine.Snapshot, d *engine.IntervalData) Interval {
 	iv := Interval{
 		Seq: s.Seq, Phase: s.Phase, Host: s.Host, Events: s.Events, Warnings: s.Warnings,
 		Threads: s.Threads, Target: s.Target, Partitions: s.Partitions, Paused: s.Paused,
 		OpsDone: s.OpsDone, OpsTotal: s.OpsTotal, Done: s.Done, P99: s.Total.Interval.P99,
 		Workload: s.Workload,
 	}
-	if d := s.Data; d != nil {
+	if d != nil {
 		iv.OpNames, iv.Start, iv.End, iv.Set, iv.Delta = d.OpNames, d.Start, d.End, d.Set, d.Delta
 	}
 	return iv

@@ -287,15 +287,15 @@ func (m *merger) publish(pm *phaseMerge, k int, final bool) *engine.Snapshot {
 
 	ws := workload.Sample{Delta: m.delta, View: stream.MergeViews(m.views, m.c.sharedPartitions())}
 	m.views, m.delta = m.views[:0], nil
-	snap := pm.asm.Snapshot(now, now.Sub(pm.start), m.fleetHost(), ws, final, false)
+	snap, data := pm.asm.Snapshot(now, now.Sub(pm.start), m.fleetHost(), ws, final, false)
 	if final && m.lastPhase() {
 		snap.Done = true
 	}
 	snap.Agents = m.rows()
 	for _, h := range m.c.cfg.OnInterval {
-		h(pm.phase, pm.names, snap.Data.Start, now, snap.Data.Set)
+		h(pm.phase, pm.names, data.Start, now, data.Set)
 	}
-	pm.asm.Recycle(snap)
+	pm.asm.Recycle(data)
 	for _, h := range m.c.cfg.OnSnapshot {
 		h(snap)
 	}

@@ -5,8 +5,8 @@
 // the contract apart from the runner: the screens, the reports and the
 // fleet read it without linking the engine, gopsutil or a workload.
 //
-// It imports only the standard library and engine/measure (the interval's
-// histograms, for the agents and the HDR logs). The engine, host,
-// workload and marks packages keep their old names for these types as
-// aliases.
+// It imports only the standard library: an interval's histograms travel
+// apart (engine.IntervalData, to the OnInterval and OnIntervalData hooks).
+// The engine, host, workload and marks packages keep their old names for
+// these types as aliases.
 package rundata

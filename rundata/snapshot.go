@@ -3,8 +3,6 @@ package rundata
 import (
 	"fmt"
 	"time"
-
-	"benchtop/engine/measure"
 )
 
 // Phase is the stage of a run.
@@ -226,11 +224,6 @@ type Snapshot struct {
 	// Workload is the workload's own figures for this interval (the
 	// stream's rows consumed and partitions), nil when it has none.
 	Workload *WorkloadView
-	// Data is this interval's raw measurements (histograms per operation,
-	// raw and intended, counters, errors by kind), set when
-	// Options.IntervalData asks for them: what an agent sends to its
-	// coordinator.
-	Data *IntervalData
 	// Agents is one row per agent of a fleet run (the coordinator's
 	// merged snapshots), nil for a run of one process.
 	Agents []AgentRow
@@ -266,18 +259,4 @@ type AgentRow struct {
 	Pending int
 	// Reason says why a lost agent was lost.
 	Reason string
-}
-
-// IntervalData is one interval's raw measurements. Set encodes to
-// HdrHistogram's standard compressed encoding (MarshalBinary, MarshalJSON)
-// and decodes to an equal value; two intervals merge exactly
-// (measure.Set.Merge adds bucket by bucket).
-type IntervalData struct {
-	Phase      Phase
-	OpNames    []string // operation types by index in Set
-	Start, End time.Time
-	Set        *measure.Set
-	// Delta is the workload's counts of the interval (workload.Sample's,
-	// e.g. the stream's rows and MB), nil when it has none.
-	Delta map[string]float64
 }
