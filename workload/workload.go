@@ -144,6 +144,10 @@ type Final struct {
 	// Notes are said on stderr at the end, one line each, and change
 	// no exit status (what a check could not judge, and why).
 	Notes []string
+	// Lost counts what was acknowledged and never seen again (a stream's
+	// lost rows) when this process can judge it, nil otherwise: the
+	// metrics' closing figure, read without knowing the workload.
+	Lost *int64
 }
 
 // Finisher is implemented by workloads that check or summarise at the end

@@ -17,7 +17,6 @@ import (
 	"benchtop/liblog"
 	"benchtop/results/findmax"
 	"benchtop/results/steps"
-	"benchtop/workload/stream"
 )
 
 // fleetRun validates the configuration as a local run does, coordinates
@@ -134,11 +133,11 @@ func fleetRun(st *State, o *options) int {
 	}
 	lt.ending(st)
 	code := finishFleet(st, o, c, ex, ycsb, reportTo{guard, lt.report}, player.Failures(), capacity, results, runErr, len(eps))
-	var rows *stream.RowCounts
+	var lost *int64
 	if v, _, ok := c.StreamVerdict(); ok {
-		rows = &v.RowCounts
+		lost = &v.Lost
 	}
-	endMetrics(st, o, mx, rows)
+	endMetrics(st, o, mx, lost)
 	lt.end(code)
 	return code
 }

@@ -12,7 +12,6 @@ import (
 
 	"benchtop/engine"
 	"benchtop/internal/output/metrics"
-	"benchtop/workload/stream"
 )
 
 // startMetrics opens the endpoint and checks the push URL of o, and
@@ -54,15 +53,15 @@ func runLabel(o *options, at time.Time) string {
 	return strings.Join(append(parts, at.Format("20060102-150405")), "-")
 }
 
-// endMetrics pushes the last figures (rows: a stream's closing account,
-// nil for none), says how the push went, and keeps the endpoint up until
+// endMetrics pushes the last figures (lost: a stream's lost rows, nil
+// when not known), says how the push went, and keeps the endpoint up until
 // it was scraped twice more (at most --metrics-linger; a signal ends
 // it). A run stopped by a signal does not linger.
-func endMetrics(st *State, o *options, mx *metrics.Exporter, rows *stream.RowCounts) {
+func endMetrics(st *State, o *options, mx *metrics.Exporter, lost *int64) {
 	if mx == nil {
 		return
 	}
-	if line := mx.Finish(rows); line != "" {
+	if line := mx.Finish(lost); line != "" {
 		st.tell("%s", line)
 	}
 	if u := mx.URL(); u != "" && o.Metrics.Linger > 0 && st.signalled() == nil {

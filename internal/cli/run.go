@@ -117,7 +117,7 @@ func localRun(st *State, o *options) int {
 	}
 	results, runErr := execute(st, p, o)
 	code = finishRun(st, o, p, results, runErr)
-	endMetrics(st, o, mx, metrics.StreamRows(results))
+	endMetrics(st, o, mx, metrics.LostOf(results))
 	p.hangup.end(code) // attached screens get the status and the last lines
 	return code
 }

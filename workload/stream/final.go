@@ -187,13 +187,18 @@ func (w *Workload) Finish(_ context.Context) (workload.Final, error) {
 	if drainErr != nil {
 		problems = append(problems, "stream: "+drainErr.Error())
 	}
-	return workload.Final{
+	fin := workload.Final{
 		Text:     func(out io.Writer) { writeText(out, s) },
 		JSONKey:  "stream",
 		JSON:     s,
 		Problems: problems,
 		Notes:    s.Notes(),
-	}, nil
+	}
+	if s.Verdict != VerdictPartial { // one member of a shared stream cannot judge
+		lost := s.Lost
+		fin.Lost = &lost
+	}
+	return fin, nil
 }
 
 // Problems are what the summary finds wrong, one line each: rows lost

@@ -13,7 +13,6 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
-	"benchtop/workload/stream"
 )
 
 // Config is what an Exporter serves and where.
@@ -148,12 +147,12 @@ func (e *Exporter) Snapshot(s *engine.Snapshot) {
 	}
 }
 
-// Finish takes the run's closing figures (a stream's rows lost; nil when
-// none), pushes the series as they stand now and waits up to FinalWait
-// for every queued interval to go. It returns the push's account, one
-// line ("" without --metrics-push).
-func (e *Exporter) Finish(rows *stream.RowCounts) string {
-	e.st.streamRows(rows)
+// Finish takes the run's closing figures (what was lost, a stream's rows;
+// nil when not known), pushes the series as they stand now and waits up
+// to FinalWait for every queued interval to go. It returns the push's
+// account, one line ("" without --metrics-push).
+func (e *Exporter) Finish(lost *int64) string {
+	e.st.lostRows(lost)
 	if e.push == nil {
 		return ""
 	}
@@ -197,22 +196,12 @@ func (e *Exporter) Close() {
 	})
 }
 
-// StreamRows is the stream workload's closing account in results (nil
-// when the run is no stream's, or when its lost rows are not judged here:
-// a partial verdict, one member of a shared stream).
-func StreamRows(results []*engine.PhaseResult) *stream.RowCounts {
+// LostOf is the workload's closing count of what was lost in results
+// (workload.Final.Lost: nil when the workload counts none, or cannot
+// judge it here, as one member of a shared stream).
+func LostOf(results []*engine.PhaseResult) *int64 {
 	if len(results) == 0 || results[len(results)-1].Closing == nil {
 		return nil
 	}
-	switch s := results[len(results)-1].Closing.JSON.(type) {
-	case stream.Summary:
-		if s.Verdict != stream.VerdictPartial {
-			return &s.RowCounts
-		}
-	case *stream.Summary:
-		if s != nil && s.Verdict != stream.VerdictPartial {
-			return &s.RowCounts
-		}
-	}
-	return nil
+	return results[len(results)-1].Closing.Lost
 }

@@ -16,7 +16,6 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/host"
 	"benchtop/workload"
-	"benchtop/workload/stream"
 )
 
 // fullExporter serves every family: a fleet with agents, a target and
@@ -44,7 +43,8 @@ func fullExporter(t *testing.T) *Exporter {
 			Partitions: &workload.PartitionsView{Produced: 10, Consumed: 9, ProducedRate: 10, ConsumedRate: 9, Lag: 1, LagSeconds: 0.1,
 				E2E: workload.Latency{Count: 9, P50: time.Millisecond, P95: 2 * time.Millisecond, P99: 3 * time.Millisecond, Max: 4 * time.Millisecond}}},
 	})
-	e.st.streamRows(&stream.RowCounts{Lost: 0})
+	var none int64
+	e.st.lostRows(&none)
 	return e
 }
 

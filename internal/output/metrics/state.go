@@ -10,7 +10,6 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/measure"
 	"benchtop/workload"
-	"benchtop/workload/stream"
 )
 
 // state is what the exporter keeps between intervals: everything a scrape
@@ -262,12 +261,12 @@ func (s *state) snapshot(snap *engine.Snapshot) {
 	s.mu.Unlock()
 }
 
-// streamRows takes the stream's closing account (nil: none).
-func (s *state) streamRows(rc *stream.RowCounts) {
-	if rc == nil {
+// lostRows takes the stream's lost rows at the end (nil: not known).
+func (s *state) lostRows(lost *int64) {
+	if lost == nil {
 		return
 	}
 	s.mu.Lock()
-	s.lost = rc.Lost
+	s.lost = *lost
 	s.mu.Unlock()
 }
