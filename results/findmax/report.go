@@ -2,6 +2,7 @@ package findmax
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -88,8 +89,10 @@ func (b *bracket) result(spec Spec) Result {
 		v := b.hi.rate()
 		res.Bracket.HiOpsSec = &v
 	}
-	if b.lo != nil && b.hi != nil {
-		w := b.width()
+	if w := b.width(); b.lo != nil && b.hi != nil && !math.IsInf(w, 1) {
+		// No width (null) when nothing above the answer bounds it: the
+		// answer passed above the unlimited probe's rate, nothing paced
+		// failed (JSON has no +Inf: the summary would not be written).
 		res.Bracket.Width = &w
 	}
 	// Without an answer the reasons say what else may have failed the

@@ -66,8 +66,13 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 	// The bracket.
 	if lo != nil && !b.closed(spec) {
 		why := b.endedText()
-		add(ReasonUnclosed, "%s before the bracket closed: %s to %s is %.1f %% wide (asked: %.1f %%)", why,
-			rateText(lo.TargetOpsSec), rateText(hi.rate()), 100*b.width(), 100*spec.Precision)
+		if w := b.width(); math.IsInf(w, 1) {
+			add(ReasonUnclosed, "%s before the bracket closed: %s passed, above the unlimited probe's %s, and no paced rate failed above it", why,
+				rateText(lo.TargetOpsSec), rateText(hi.rate()))
+		} else {
+			add(ReasonUnclosed, "%s before the bracket closed: %s to %s is %.1f %% wide (asked: %.1f %%)", why,
+				rateText(lo.TargetOpsSec), rateText(hi.rate()), 100*w, 100*spec.Precision)
+		}
 	}
 	return out
 }
