@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,6 +120,8 @@ func TestFindMaxTwoSLOs(t *testing.T) {
 	// The subtests are named by the long form's bounds in both forms.
 	bounds := []time.Duration{700 * time.Millisecond, 1000 * time.Millisecond}
 	got, lo, hi := make([]float64, 2), make([]float64, 2), make([]float64, 2)
+	var precision float64
+	var mu sync.Mutex
 	t.Run("slos", func(t *testing.T) {
 		for i, long := range bounds {
 			t.Run(long.String(), func(t *testing.T) {
@@ -149,6 +152,9 @@ func TestFindMaxTwoSLOs(t *testing.T) {
 					t.Fatalf("no answer: %s", r.Capacity.Answer)
 				}
 				got[i], lo[i], hi[i] = r.CheckOracle(t, 0.99, b, r.Capacity.Precision)
+				mu.Lock()
+				precision = max(precision, r.Capacity.Precision)
+				mu.Unlock()
 			})
 		}
 	})
@@ -156,11 +162,16 @@ func TestFindMaxTwoSLOs(t *testing.T) {
 	if got[0] == 0 || got[1] == 0 {
 		t.FailNow()
 	}
-	// The looser bound goes further, as the model says: by at least half
-	// the model's own difference (a search ignoring the bound gives one
-	// answer for both).
-	if d, wd := got[1]-got[0], hi[1]-hi[0]; d < wd/2 {
-		t.Errorf("the looser bound gained %.0f ops/s, the model %.0f", d, wd)
+	// The looser bound goes further: by more than the search's own
+	// resolution, its precision (a search ignoring the bound gives one
+	// answer for both, within it). Not by half the difference of the
+	// bands' upper edges, as this asked before: the bands overlap (the
+	// model's own gain between their middles is under that half), and
+	// with one busy loop beside the suite both answers, inside their
+	// bands, gained 900 ops/s against 1,332 asked.
+	res := precision * got[0]
+	if d, wd := got[1]-got[0], hi[1]-hi[0]; d <= res {
+		t.Errorf("the looser bound gained %.0f ops/s (the model's upper edges %.0f), no more than the search's precision (%.0f): as if the bound were ignored", d, wd, res)
 	}
 	if lo[0] == 0 || lo[1] == 0 {
 		t.Skipf("the machine added half a bound or more to the model's p99: too loaded to check the answers from below")
