@@ -1,9 +1,9 @@
 package sim_test
 
 import (
+	"benchtop/internal/testload"
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -23,33 +23,6 @@ type measured struct {
 	runTime     time.Duration
 	intendedP50 time.Duration
 	late99      time.Duration // the machine's wake-up lateness at p99 during the run (lateness)
-}
-
-// lateness measures, until stop is closed, how late this machine wakes a
-// goroutine from a 1 ms sleep, and returns its p99: what a loaded machine
-// adds to every wait the model's operations and the pacer make.
-func lateness(stop <-chan struct{}) <-chan time.Duration {
-	out := make(chan time.Duration, 1)
-	go func() {
-		var lates []time.Duration
-		for {
-			select {
-			case <-stop:
-				slices.Sort(lates)
-				if len(lates) == 0 {
-					out <- 0
-				} else {
-					out <- lates[len(lates)*99/100]
-				}
-				return
-			default:
-			}
-			t0 := time.Now()
-			time.Sleep(time.Millisecond)
-			lates = append(lates, time.Since(t0)-time.Millisecond)
-		}
-	}()
-	return out
 }
 
 // runEngine runs benchtop's engine for dur against a model of the given
@@ -83,7 +56,7 @@ func runEngine(tb testing.TB, capacity, target float64, threads int, dur time.Du
 	ctx, cancel := context.WithTimeout(context.Background(), dur+time.Minute)
 	defer cancel()
 	stop := make(chan struct{})
-	late := lateness(stop)
+	late := testload.Lateness(stop)
 	res, err := r.Run(ctx)
 	close(stop)
 	late99 := <-late

@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"benchtop/internal/testload"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -250,12 +251,25 @@ func TestBackpressure(t *testing.T) {
 	if r.Backpressure > 0.4 {
 		t.Errorf("backpressure %.2f against an instant server at 200 records/s, want near 0", r.Backpressure)
 	}
-	// Synchronous writers wait for every send.
+	// Synchronous writers wait for every send. The share is of time: a
+	// machine that holds the writer back after each send (CI's lanes
+	// under -race once made it 0.34) lowers it, so it is judged only
+	// where the machine wakes goroutines within 20 ms at p99.
 	syncDB := newFakeLP()
 	syncDB.delay = 100 * time.Millisecond
+	stop := make(chan struct{})
+	late := testload.Lateness(stop)
 	_, _, r = run(t, syncDB, map[string]string{"threadcount": "1", "maxexecutiontime": "1", "batch.size": "10", "timeseries.inflight": "0"}, nil)
-	if r.Backpressure < 0.5 || r.Check != "ok" {
-		t.Errorf("inflight=0: backpressure %.2f check %q", r.Backpressure, r.Check)
+	close(stop)
+	late99 := <-late
+	if r.Check != "ok" {
+		t.Errorf("inflight=0: check %q", r.Check)
+	}
+	if r.Backpressure < 0.5 {
+		if late99 > 20*time.Millisecond {
+			t.Skipf("inflight=0: backpressure %.2f, but this machine woke goroutines %v late at p99: too loaded to judge a share of time", r.Backpressure, late99)
+		}
+		t.Errorf("inflight=0: backpressure %.2f (the machine's wake-up lateness p99 %v)", r.Backpressure, late99)
 	}
 }
 
