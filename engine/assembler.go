@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"benchtop/rundata"
 	"time"
 
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
+	"benchtop/rundata"
 	"benchtop/workload"
 )
 

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"benchtop/results/report"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"benchtop/engine"
+	"benchtop/results/report"
 	"benchtop/themes"
 	"benchtop/tui/common"
 	"benchtop/tui/components/errpanel"

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"benchtop/internal/testload"
 	"context"
 	"fmt"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"benchtop/adapters/sim"
 	"benchtop/engine"
+	"benchtop/internal/testload"
 	_ "benchtop/workload/ycsb"
 )
 

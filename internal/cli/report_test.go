@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"benchtop/engine"
 	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"benchtop/engine"
 )
 
 // `benchtop report` on a run's JSON, HDR log and CSV writes the very page

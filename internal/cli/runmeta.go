@@ -1,8 +1,9 @@
 package cli
 
 import (
-	"benchtop/adapters"
 	"strings"
+
+	"benchtop/adapters"
 )
 
 // maskArgs returns the command line with its secrets masked, for the

@@ -28,11 +28,12 @@
 package marks
 
 import (
-	"benchtop/rundata"
 	"fmt"
 	"math"
 	"strconv"
 	"time"
+
+	"benchtop/rundata"
 )
 
 // The rules' limits.

@@ -1,7 +1,6 @@
 package timeseries
 
 import (
-	"benchtop/internal/testload"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 	"benchtop/adapters/adaptertest"
 	"benchtop/engine"
 	"benchtop/engine/host"
+	"benchtop/internal/testload"
 	"benchtop/results/report"
 	"benchtop/workload"
 )
