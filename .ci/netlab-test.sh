@@ -117,16 +117,25 @@ REDIS_PID=$!
 for _ in $(seq 50); do (exec 3<>"/dev/tcp/$BENCHTOP_LAB_SERVER/$PORT") 2>/dev/null && break; sleep 0.1; done
 
 # run_on N OUT: a stream run on machine N, writing OUT.json and eth0's byte
-# counters before and after to OUT.nic.
+# counters over the run's middle third to OUT.nic: its steady rate, the
+# process's start-up (slow on a loaded machine) and drain apart.
 run_on() {
-	local ns=$M$1 out=$2
-	ip netns exec "$ns" cat /sys/class/net/eth0/statistics/rx_bytes /sys/class/net/eth0/statistics/tx_bytes >"$out.nic"
-	date +%s.%N >>"$out.nic"
+	local ns=$M$1 out=$2 pid third
+	third=$(awk -v s="$SECS" 'BEGIN { print s / 3 }')
 	ip netns exec "$ns" "$BIN" run redis -P workloads/stream-tunnel -p "redis.addr=$BENCHTOP_LAB_SERVER:$PORT" \
 		-p "host.nicspeed=$BENCHTOP_LAB_NICSPEED" -p partitions=8 -threads 4 -p "maxexecutiontime=$SECS" \
-		--headless -s --json "$out.json" >"$out.log" 2>&1 || { tail -n 20 "$out.log"; fail "the stream run on $ns failed"; }
-	ip netns exec "$ns" cat /sys/class/net/eth0/statistics/rx_bytes /sys/class/net/eth0/statistics/tx_bytes >>"$out.nic"
-	date +%s.%N >>"$out.nic"
+		--headless -s --json "$out.json" >"$out.log" 2>&1 &
+	pid=$!
+	sleep "$third"
+	nic_sample "$ns" >"$out.nic"
+	sleep "$third"
+	nic_sample "$ns" >>"$out.nic"
+	wait "$pid" || { tail -n 20 "$out.log"; fail "the stream run on $ns failed"; }
+}
+# nic_sample NS: eth0's rx and tx bytes in NS and the time, a line each.
+nic_sample() {
+	ip netns exec "$1" cat /sys/class/net/eth0/statistics/rx_bytes /sys/class/net/eth0/statistics/tx_bytes
+	date +%s.%N
 }
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['stream'][sys.argv[2]])" "$1" "$2"; }
 check_clean() {
@@ -141,7 +150,7 @@ check_clean "$WORK/one.json"
 one=$(field "$WORK/one.json" rows_per_sec_stable)
 read -r rx tx <<<"$(awk 'NR==1{r0=$1} NR==2{t0=$1} NR==3{s0=$1} NR==4{r1=$1} NR==5{t1=$1} NR==6{s1=$1} END { printf "%.0f %.0f", (r1-r0)/(s1-s0), (t1-t0)/(s1-s0) }' "$WORK/one.nic")"
 busier=$((rx > tx ? rx : tx))
-say "one machine: $(printf %.0f "$one") rows/s stable, $(field "$WORK/one.json" mb_per_sec | cut -c1-4) MB/s of rows; eth0 rx $rx B/s, tx $tx B/s (run average, start-up included)"
+say "one machine: $(printf %.0f "$one") rows/s stable, $(field "$WORK/one.json" mb_per_sec | cut -c1-4) MB/s of rows; eth0 rx $rx B/s, tx $tx B/s (the run's middle third)"
 awk -v r="$busier" -v b="$rate_bps" 'BEGIN { exit !(r >= 0.85 * b && r <= 1.15 * b) }' ||
 	fail "one machine's NIC carried $busier B/s, not within 15 % of the shaped $rate_bps B/s"
 grep -q "client NIC saturated: eth0 .* of its $(awk -v r="$rate_bps" 'BEGIN { printf "%d", r * 8 / 1e6 }') Mbit/s link" "$WORK/one.log" ||
