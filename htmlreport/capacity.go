@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"benchtop/results/findmax"
+	"benchtop/results/thresholds"
+	"benchtop/rundata"
 )
 
 // CapacitySection is a --find-max search on the page: its answer and
@@ -14,7 +15,7 @@ import (
 // probe's latency, and the probes' table.
 type CapacitySection struct {
 	Answer  string
-	Status  string // trusted, untrusted, none (findmax.Report.Status)
+	Status  string // trusted, untrusted, none (rundata.Capacity.Status)
 	Reasons []string
 	Facts   []Fact
 	Charts  []*Chart
@@ -53,7 +54,7 @@ func capacitySection(run *Run) *CapacitySection {
 
 // staircaseChart is the targets the search held over time, the goodput
 // each reached, and its verdicts.
-func staircaseChart(c *findmax.Report) *Chart {
+func staircaseChart(c *rundata.Capacity) *Chart {
 	ch := &Chart{ID: "capacity-staircase", Title: "Probe staircase", XLabel: "time (s)", YLabel: "ops/s",
 		Caption: "Each probe's target held over time (an unlimited probe at the rate it reached), the goodput of its steady part, and its verdict; the answer is the highest target that passed."}
 	target := Series{Name: "target", Color: colBlue}
@@ -71,9 +72,9 @@ func staircaseChart(c *findmax.Report) *Chart {
 		}
 		mid := XY{(p.StartS + p.EndS) / 2, y}
 		switch p.Outcome {
-		case findmax.Pass:
+		case rundata.ProbePass:
 			pass.Points = append(pass.Points, mid)
-		case findmax.Fail:
+		case rundata.ProbeFail:
 			fail.Points = append(fail.Points, mid)
 		}
 	}
@@ -87,13 +88,13 @@ func staircaseChart(c *findmax.Report) *Chart {
 // probeLatencyChart is each latency condition's figure against each
 // judged probe's rate, with the bound: where the line crosses the bound
 // is the answer.
-func probeLatencyChart(c *findmax.Report) *Chart {
+func probeLatencyChart(c *rundata.Capacity) *Chart {
 	ch := &Chart{ID: "capacity-latency", Title: "Latency of each probe", XLabel: "rate (ops/s)", YLabel: "latency", YUS: true, LogY: true,
 		Caption: "Each latency condition's figure per probe (from the intended start when a rate was set), against the rate held; the dashed lines are the bounds."}
 	byExpr := map[string]*Series{}
 	var order []string
 	for _, p := range c.Probes {
-		if p.Outcome != findmax.Pass && p.Outcome != findmax.Fail {
+		if p.Outcome != rundata.ProbePass && p.Outcome != rundata.ProbeFail {
 			continue
 		}
 		x := p.TargetOpsSec
@@ -134,7 +135,7 @@ func probeLatencyChart(c *findmax.Report) *Chart {
 
 // boundUS is a latency condition's bound in µs.
 func boundUS(expr string) (float64, bool) {
-	t, err := findmax.ParseCondition(expr)
+	t, err := thresholds.Parse(expr)
 	if err != nil || t.Metric != "latency" {
 		return 0, false
 	}
@@ -152,20 +153,20 @@ func hasLevel(ls []Mark, at float64) bool {
 
 // probesTable is one row per probe: its target, what it reached, its
 // verdict and the condition that decided it, each condition's figure.
-func probesTable(c *findmax.Report) *Table {
+func probesTable(c *rundata.Capacity) *Table {
 	t := &Table{ID: "capacity-probes", Caption: "Each probe of the search, in order: its steady part's goodput and each condition's figure (latency from the intended start when a rate was set)",
 		Columns: []string{"#", "threads", "target", "goodput", "steady", "verdict", "decided by"}}
 	t.Columns = append(t.Columns, c.Conditions...)
 	t.Columns = append(t.Columns, "client CPU")
 	for _, p := range c.Probes {
 		class := ""
-		if c.RateOpsSec != nil && p.TargetOpsSec == *c.RateOpsSec && p.Outcome == findmax.Pass {
+		if c.RateOpsSec != nil && p.TargetOpsSec == *c.RateOpsSec && p.Outcome == rundata.ProbePass {
 			class = "best"
 		}
 		row := TRow{Class: class, Cells: []Cell{
 			numCell(strconv.Itoa(p.N), "n", float64(p.N)),
 			numCell(strconv.Itoa(p.Threads), "threads", float64(p.Threads)),
-			numCell(findmax.TargetText(p.TargetOpsSec), "target_ops_sec", p.TargetOpsSec),
+			numCell(rundata.TargetText(p.TargetOpsSec), "target_ops_sec", p.TargetOpsSec),
 			numCell(fmtRate(p.GoodputOpsSec), "goodput_ops_sec", p.GoodputOpsSec),
 			numCell(fmtSeconds(p.SteadyS), "steady_s", p.SteadyS),
 			textCell(p.Outcome), textCell(p.Decided),
@@ -194,15 +195,15 @@ func probesTable(c *findmax.Report) *Table {
 }
 
 // capacityFigure is the headline's figure of a search.
-func capacityFigure(c *findmax.Report) Figure {
+func capacityFigure(c *rundata.Capacity) Figure {
 	f := Figure{Label: "sustainable (find-max)", Value: "none"}
 	if c.RateOpsSec != nil {
 		f.Value = fmtRate(*c.RateOpsSec) + " ops/s"
 	}
 	switch c.Status() {
-	case findmax.StatusTrusted:
+	case rundata.CapacityTrusted:
 		f.Note = "trusted, under " + strings.Join(c.Conditions, ", ")
-	case findmax.StatusNone:
+	case rundata.CapacityNone:
 		f.Note = "no rate down to the floor meets " + strings.Join(c.Conditions, ", ")
 	default:
 		f.Note = "not trusted: see the capacity search"
@@ -212,12 +213,12 @@ func capacityFigure(c *findmax.Report) Figure {
 
 // capacity is a search's finding and advice in "What limited this run":
 // its answer, and the rate to plan below when it can be trusted.
-func (l *limitFindings) capacity(c *findmax.Report) {
+func (l *limitFindings) capacity(c *rundata.Capacity) {
 	l.find("knee", "Capacity search ("+strings.Join(c.Conditions, ", ")+"): "+c.Answer+".")
 	switch c.Status() {
-	case findmax.StatusTrusted:
+	case rundata.CapacityTrusted:
 		l.advise(fmt.Sprintf("Plan capacity below the search's answer: %s ops/s held %s on this setup.", fmtRate(*c.RateOpsSec), strings.Join(c.Conditions, ", ")))
-	case findmax.StatusUntrusted:
+	case rundata.CapacityUntrusted:
 		var why []string
 		for _, r := range c.Reasons {
 			why = append(why, r.Text)

@@ -24,8 +24,8 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"benchtop/results/findmax"
 	"benchtop/results/report"
+	"benchtop/rundata"
 	"benchtop/workload/stream"
 	"benchtop/workload/timeseries"
 )
@@ -40,7 +40,7 @@ type Run struct {
 	// Agents are a fleet run's client machines (nil: a run of one).
 	Agents []Agent
 	// Capacity is a --find-max search's outcome (nil: none).
-	Capacity *findmax.Report
+	Capacity *rundata.Capacity
 	// Rows are the CSV time series, one per interval; nil without one.
 	Rows []Row
 	// Intervals are the HDR log's histograms; nil without a log.
@@ -83,7 +83,7 @@ type jsonDoc struct {
 	Timeseries *timeseries.Result `json:"timeseries"`
 	Problems   []string           `json:"problems"`
 	Agents     []Agent            `json:"agents"`
-	Capacity   *findmax.Report    `json:"capacity"`
+	Capacity   *rundata.Capacity  `json:"capacity"`
 }
 
 // ReadJSON reads a JSON summary written by --json.

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 
-	"benchtop/results/findmax"
+	"benchtop/rundata"
 )
 
 // WriteCapacity writes the search's lines after the text report: "#
 // capacity: " and the answer, whether it can be trusted and why not, then
 // "# capacity probe N: " and each probe. Nothing without a search (nil).
-func WriteCapacity(w io.Writer, r *findmax.Report) {
+func WriteCapacity(w io.Writer, r *rundata.Capacity) {
 	if r == nil {
 		return
 	}
@@ -27,11 +27,11 @@ func WriteCapacity(w io.Writer, r *findmax.Report) {
 
 // WithCapacity adds the search's outcome as the "capacity" member (nil:
 // none).
-func (s *Summary) WithCapacity(r *findmax.Report) *Summary {
+func (s *Summary) WithCapacity(r *rundata.Capacity) *Summary {
 	s.Capacity = r
 	return s
 }
 
 // SetCapacity gives the exports the search's report so far, for the
 // saves of the live screen's s key.
-func (e *Exports) SetCapacity(f func() *findmax.Report) { e.capacity = f }
+func (e *Exports) SetCapacity(f func() *rundata.Capacity) { e.capacity = f }

@@ -8,8 +8,8 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
-	"benchtop/results/findmax"
 	"benchtop/results/report"
+	"benchtop/rundata"
 )
 
 // Exports are the files of Paths. The streaming ones (--timeseries,
@@ -30,7 +30,7 @@ type Exports struct {
 	written  []string // the files written, for the "wrote" lines
 	// capacity is the capacity search's report so far (nil: none), for
 	// the live saves.
-	capacity func() *findmax.Report
+	capacity func() *rundata.Capacity
 	// stdout takes the export whose path is "-" (IsStdout), written in
 	// place; guard, when set, checks the files a save writes.
 	stdout io.Writer

@@ -11,8 +11,8 @@ import (
 
 	"benchtop/engine"
 	"benchtop/fleet"
-	"benchtop/results/findmax"
 	"benchtop/results/report"
+	"benchtop/rundata"
 )
 
 // SaveRun writes the report of r so far (YCSB text and JSON summary, and
@@ -85,7 +85,7 @@ func save(results []*engine.PhaseResult, info engine.Info, e *Exports,
 }
 
 // capacityNow is the capacity search's report so far, nil without one.
-func (e *Exports) capacityNow() *findmax.Report {
+func (e *Exports) capacityNow() *rundata.Capacity {
 	if e == nil || e.capacity == nil {
 		return nil
 	}

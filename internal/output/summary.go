@@ -6,9 +6,9 @@ import (
 	"io"
 
 	"benchtop/engine"
-	"benchtop/results/findmax"
 	"benchtop/results/report"
 	"benchtop/results/steps"
+	"benchtop/rundata"
 	"benchtop/workload"
 )
 
@@ -22,7 +22,7 @@ type Summary struct {
 	FailedSteps []FailedStep    `json:"failed_steps,omitempty"`
 	Baseline    *BaselineMember `json:"baseline,omitempty"`
 	// Capacity is a --find-max search's outcome.
-	Capacity *findmax.Report `json:"capacity,omitempty"`
+	Capacity *rundata.Capacity `json:"capacity,omitempty"`
 	// ReportFile is where the text report went when the run lost its
 	// terminal (SIGHUP): ReportPath.
 	ReportFile string `json:"report_file,omitempty"`

@@ -5,18 +5,6 @@ import (
 	"time"
 )
 
-// Outcomes of a search (Result.Outcome).
-const (
-	// Answer: a rate passed, and the bracket closed or the search ended
-	// with one (then untrusted unless it closed).
-	Answer = "answer"
-	// None: no rate down to the floor meets the conditions.
-	None = "none"
-	// Unfinished: the search ended (budget, stop, the run's end) before
-	// any rate passed and before the floor failed.
-	Unfinished = "unfinished"
-)
-
 // bracket is the search over one thread count: the unlimited probe's
 // bound, the highest target that passed (lo) and the lowest that failed
 // (hi), and how the next target is chosen. Both ends of a closed bracket

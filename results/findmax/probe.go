@@ -8,15 +8,6 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/measure"
 	"benchtop/results/thresholds"
-	"benchtop/rundata/units"
-)
-
-// Outcomes of a probe (Probe.Outcome).
-const (
-	Pass     = "pass"
-	Fail     = "fail"
-	Void     = "void"     // a manual change or a pause cut it short
-	Unjudged = "unjudged" // the search or the run ended before it was judged
 )
 
 // The states of a probe in progress (engine.ProbeView.State).
@@ -25,87 +16,6 @@ const (
 	stateTransition = "transition"
 	stateSteady     = "steady"
 )
-
-// Probe is one probe as the outputs record it (the JSON member
-// "capacity"'s "probes").
-type Probe struct {
-	N            int     `json:"n"`
-	Threads      int     `json:"threads"`
-	TargetOpsSec float64 `json:"target_ops_sec"` // 0: unlimited
-	// Segment is the segment the probe started (0: none, or not known).
-	Segment int `json:"segment,omitempty"`
-	// StartS is when its change showed (seconds since the run's start),
-	// SteadyS the length of its steady part, EndS when it ended.
-	StartS  float64 `json:"start_s"`
-	SteadyS float64 `json:"steady_s"`
-	EndS    float64 `json:"end_s"`
-	// Intervals counts its steady intervals.
-	Intervals int    `json:"intervals"`
-	Outcome   string `json:"verdict"` // the JSON keeps its name
-	// Decided is the condition that decided it with its figure
-	// ("READ.p99 12.3ms > 10ms"); for a void, why.
-	Decided string `json:"decided,omitempty"`
-	// GoodputOpsSec is successful operations per second over its steady
-	// part, FailedOpsSec failed ones; Operations and Errors count them.
-	GoodputOpsSec float64 `json:"goodput_ops_sec"`
-	FailedOpsSec  float64 `json:"failed_ops_sec"`
-	Operations    int64   `json:"operations"`
-	Errors        int64   `json:"errors"`
-	// Conditions are each condition's figure on the probe.
-	Conditions []Condition `json:"conditions"`
-	// MeanServiceUS is the successful operations' mean service time,
-	// MeanIntendedUS their mean latency from the intended start (paced
-	// probes), in µs; nil when no operation succeeded (a failed
-	// operation's time is no latency).
-	MeanServiceUS  *float64 `json:"mean_service_us"`
-	MeanIntendedUS *float64 `json:"mean_intended_us,omitempty"`
-	// ThreadsBusy is the share of the time the threads were busy, by
-	// Little's law: goodput × mean service time ÷ threads.
-	ThreadsBusy float64 `json:"threads_busy"`
-	// ClientCPU is the client's mean CPU over the steady part, in percent
-	// of the cores benchtop may use (a fleet: its busiest agent host's);
-	// nil when unknown. ClientSaturated: the client was the limit in at
-	// least half of its steady intervals, ClientNote says how.
-	ClientCPU       *float64 `json:"client_cpu_percent,omitempty"`
-	ClientSaturated bool     `json:"client_saturated,omitempty"`
-	ClientNote      string   `json:"client_note,omitempty"`
-}
-
-// Condition is one condition's figure on a probe.
-type Condition struct {
-	Expr string `json:"expr"`
-	Pass bool   `json:"pass"`
-	// Actual is the figure (µs for latency, a count, a percentage or
-	// ops/s), Text as people read it; nil with no data.
-	Actual *float64 `json:"actual"`
-	Unit   string   `json:"unit"`
-	Text   string   `json:"text"`
-	// Basis is what latency was judged on: "intended" (from the intended
-	// start, a paced probe) or "service".
-	Basis string `json:"basis,omitempty"`
-	// Samples is the successful operations the latency was judged on.
-	Samples int64 `json:"samples,omitempty"`
-	// ServiceText is the same figure on service time, for a paced probe.
-	ServiceText string `json:"service_text,omitempty"`
-	ServicePass *bool  `json:"service_pass,omitempty"`
-}
-
-// TargetText is a probe's target as people read it: "unlimited" or
-// "1,950 ops/s".
-func TargetText(rate float64) string {
-	if rate <= 0 {
-		return "unlimited"
-	}
-	return rateText(rate)
-}
-
-// rateText is a rate in ops/s: "1,950 ops/s", "12.5 ops/s".
-func rateText(r float64) string {
-	if r < 100 && r != float64(int64(r)) {
-		return fmt.Sprintf("%.3g ops/s", r)
-	}
-	return units.Count(int64(r+0.5)) + " ops/s"
-}
 
 // probe is a probe in progress or judged.
 type probe struct {
@@ -290,7 +200,7 @@ func boundText(t thresholds.Threshold) string {
 }
 
 // serviceUS is the mean service time in µs, 0 when nothing succeeded.
-func (p *Probe) serviceUS() float64 {
+func (p *probe) serviceUS() float64 {
 	if p.MeanServiceUS == nil {
 		return 0
 	}

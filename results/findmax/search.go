@@ -8,6 +8,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
+	"benchtop/rundata"
 )
 
 // Search is a capacity search over one run. Wire OnPhase, OnInterval and
@@ -170,7 +171,7 @@ func (s *Search) step(snap *engine.Snapshot) {
 			p.Outcome, p.Decided = Void, why
 			p.EndS = snap.Elapsed.Seconds()
 			s.b.record(p, s.spec)
-			s.say("find-max probe " + ProbeLine(p.Probe))
+			s.say("find-max probe " + rundata.ProbeLine(p.Probe))
 			if pause {
 				s.paused = p
 			} else {
@@ -231,7 +232,7 @@ func (s *Search) feed(p *probe, snap *engine.Snapshot) {
 		p.Outcome, p.EndS = v, snap.Elapsed.Seconds()
 		s.cur = nil
 		s.b.record(p, s.spec)
-		s.say("find-max probe " + ProbeLine(p.Probe))
+		s.say("find-max probe " + rundata.ProbeLine(p.Probe))
 		s.advance(snap)
 	}
 }
@@ -356,7 +357,7 @@ func (s *Search) report(now time.Time) *Report {
 		r.Probes = append(r.Probes, p)
 	}
 	if best >= 0 {
-		r.Result = results[best]
+		r.CapacityResult = results[best]
 	}
 	if len(s.spec.Threads) > 0 {
 		r.PerThreads = results

@@ -520,7 +520,7 @@ func TestMarksAndView(t *testing.T) {
 	r := f.s.Report()
 	v := last.Search
 	if v == nil || !v.Done || v.Lo != *r.Bracket.LoOpsSec || v.Hi != *r.Bracket.HiOpsSec || v.Answer != r.Answer {
-		t.Fatalf("view %+v, report %+v", v, r.Result)
+		t.Fatalf("view %+v, report %+v", v, r.CapacityResult)
 	}
 	var lo, hi Probe
 	for _, p := range r.Probes {

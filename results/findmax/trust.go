@@ -6,20 +6,6 @@ import (
 	"strings"
 )
 
-// Kinds of reasons an answer cannot be trusted (Reason.Kind).
-const (
-	ReasonClient   = "client"   // the client's CPU or NIC was the limit
-	ReasonThreads  = "threads"  // the threads were the limit
-	ReasonErrors   = "errors"   // operations failed at the answer's rate
-	ReasonUnclosed = "unclosed" // the bracket did not close
-)
-
-// Reason is why an answer cannot be trusted.
-type Reason struct {
-	Kind string `json:"kind"`
-	Text string `json:"text"`
-}
-
 // Thresholds of the trust rules.
 const (
 	// busyThreads is the threads' busy share (Little's law) at the answer
@@ -35,7 +21,7 @@ const (
 // says the conditions judge errors themselves.
 func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 	var out []Reason
-	add := func(kind, format string, a ...any) { out = append(out, Reason{kind, fmt.Sprintf(format, a...)}) }
+	add := func(kind, format string, a ...any) { out = append(out, Reason{Kind: kind, Text: fmt.Sprintf(format, a...)}) }
 	lo, hi := b.lo, b.hi
 	// The client: saturated at the answer or at the rate that failed.
 	for _, p := range []*probe{lo, hi} {
