@@ -15,7 +15,6 @@ import (
 	"benchtop/engine/host"
 	"benchtop/results/report"
 	"benchtop/workload"
-	"benchtop/workload/stream"
 )
 
 // AgentConfig is how an agent serves its coordinators.
@@ -56,6 +55,7 @@ type session struct {
 	runner  *engine.Runner
 	db      adapters.DB
 	props   map[string]string // the agent's own, for masking
+	group   *workload.Group   // the workload's part in a fleet (nil: none)
 	started bool              // the run started
 	out     chan outMsg       // to the coordinator, in order
 	dropped int               // messages lost to a full queue (sampler goroutine only)
@@ -275,7 +275,8 @@ func (s *session) prepare(ctx context.Context) error {
 	s.db = db
 	caps := adapters.CapabilitiesOf(db)
 	props, share := SplitProps(sp.Command, base.Workload, sp.Props, sp.Index, sp.Count, caps)
-	share.SharedPartitions = base.Workload == stream.Name && caps.SharedPartitions
+	s.group = workload.GroupOf(base.Workload)
+	share.SharedPartitions = s.group != nil && s.group.Partitioned && caps.SharedPartitions
 	share.OwnStore = caps.StartsEmpty
 	cfg, _, err := engine.NewConfig(sp.Command, sp.Adapter, props)
 	if err != nil {
@@ -378,7 +379,7 @@ func (s *session) run(ctx context.Context, at time.Time) error {
 		return sendErr
 	}
 	done := s.done(results, runErr)
-	fitLedger(&done)
+	fitLedger(&done, s.group)
 	if err := s.conn.Send(TypeDone, done); err != nil {
 		return err
 	}
@@ -502,9 +503,13 @@ func (s *session) done(results []*engine.PhaseResult, runErr error) Done {
 		d.Segments = res.Segments
 		if res.Closing != nil {
 			d.Problems = append(d.Problems, res.Closing.Problems...)
-			if s, ok := res.Closing.JSON.(*stream.Summary); ok && s.Ledger != nil {
+			if s.group != nil && s.group.TakeLedger != nil {
 				// The ledger goes once, as Rows, not in the summary too.
-				d.Rows, s.Ledger = s.Ledger, nil
+				rows, err := s.group.TakeLedger(res.Closing)
+				if err != nil {
+					d.Problems = append(d.Problems, err.Error())
+				}
+				d.Rows = rows
 			}
 		}
 	}
@@ -521,17 +526,17 @@ func (s *session) done(results []*engine.PhaseResult, runErr error) Done {
 	return d
 }
 
-// fitLedger drops a row ledger too large for one frame (stream.keys x
+// fitLedger drops a ledger too large for one frame (a stream's: stream.keys x
 // threads of a few hundred bytes each; a frame holds MaxFrame), and says
 // so: the fleet's verdict then lacks this agent, which fails the run.
-func fitLedger(d *Done) {
-	if d.Rows == nil {
+func fitLedger(d *Done, g *workload.Group) {
+	if d.Rows == nil || g == nil {
 		return
 	}
 	b, err := json.Marshal(d)
 	if err == nil && len(b) < MaxFrame-4096 {
 		return
 	}
-	d.Problems = append(d.Problems, fmt.Sprintf("stream: this agent's row ledger (%d keys) is too large to send (%d-byte limit): fewer stream.keys or threads", len(d.Rows.Keys), MaxFrame))
+	d.Problems = append(d.Problems, g.LedgerTooLarge(d.Rows, MaxFrame))
 	d.Rows = nil
 }

@@ -9,7 +9,6 @@ import (
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
 	"benchtop/workload"
-	"benchtop/workload/stream"
 )
 
 // phaseOrder orders phases: load before run.
@@ -285,7 +284,7 @@ func (m *merger) publish(pm *phaseMerge, k int, final bool) *engine.Snapshot {
 	m.agentEvents(pm, m.events)
 	m.events = m.events[:0]
 
-	ws := workload.Sample{Delta: m.delta, View: stream.MergeViews(m.views, m.c.sharedPartitions())}
+	ws := workload.Sample{Delta: m.delta, View: m.c.mergeViews(m.views)}
 	m.views, m.delta = m.views[:0], nil
 	snap, data := pm.asm.Snapshot(now, now.Sub(pm.start), m.fleetHost(), ws, final, false)
 	if final && m.lastPhase() {

@@ -7,7 +7,6 @@ import (
 
 	"benchtop/engine"
 	"benchtop/workload"
-	"benchtop/workload/stream"
 )
 
 // Results is the merged run's phases (after Run: all of them).
@@ -98,37 +97,32 @@ func (m *merger) soFar() []*engine.PhaseResult {
 	return out
 }
 
-// closing is the fleet's closing section: the agents' stream summaries
-// added up (produced, consumed, lost, duplicated, out of order), nil when
-// no agent has one; on a shared stream the row counts are the merged
-// ledgers' verdict (StreamVerdict). An agent lost sent none: its rows are
-// not counted (a shared stream's verdict then says a ledger is missing).
+// closing is the fleet's closing section: the agents' closing sections
+// added up by their workload's Group (a stream's produced, consumed,
+// lost, duplicated, out of order), nil when no agent has one; on a shared
+// stream the row counts are the merged ledgers' verdict (Verdict). An
+// agent lost sent none: its rows are not counted (a shared stream's
+// verdict then says a ledger is missing).
 func (m *merger) closing() *workload.Final {
-	var parts []*stream.Summary
+	g := m.c.group()
+	if g == nil || g.MergeClosing == nil {
+		return nil
+	}
+	var parts []json.RawMessage
 	for _, a := range m.c.agents {
-		if a.done == nil || len(a.done.Summary) == 0 {
-			continue
+		if a.done != nil && len(a.done.Summary) > 0 {
+			parts = append(parts, a.done.Summary)
 		}
-		var doc struct {
-			Stream *stream.Summary `json:"stream"`
-		}
-		if err := json.Unmarshal(a.done.Summary, &doc); err != nil || doc.Stream == nil {
-			continue
-		}
-		parts = append(parts, doc.Stream)
 	}
 	if len(parts) == 0 {
 		return nil
 	}
+	var v workload.Verdict
 	shared := m.c.sharedPartitions()
-	sum := stream.SumSummaries(parts, shared)
 	if shared {
-		if v, _, ok := m.c.StreamVerdict(); ok {
-			v.ApplyTo(sum)
-		}
+		v, _ = m.c.Verdict()
 	}
-	f := stream.FinalOf(sum)
-	return &f
+	return g.MergeClosing(parts, shared, v)
 }
 
 // granularity is the timeseries measurement type's unit for the merged

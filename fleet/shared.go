@@ -1,11 +1,12 @@
 package fleet
 
 import (
+	"encoding/json"
 	"maps"
 	"time"
 
 	"benchtop/adapters"
-	"benchtop/workload/stream"
+	"benchtop/workload"
 )
 
 // A shared stream: the agents' adapters declare
@@ -86,24 +87,48 @@ func (c *Coordinator) setSharedPartitions(n int) error {
 	return nil
 }
 
-// StreamVerdict merges the ledgers of the agents that sent one (a shared
-// stream's run, after Run): the fleet's account of every row. ok is false
-// when no agent sent a ledger. Missing says how many agents that were
-// part of the run sent none (lost ones): their rows then show as unknown
-// or lost, and the verdict is incomplete.
-func (c *Coordinator) StreamVerdict() (v stream.Verdict, missing int, ok bool) {
+// Verdict merges the ledgers of the agents that sent one (a shared
+// stream's run, after Run) by the workload's Group: the fleet's account
+// of every row. ok is false when no agent sent a ledger (or one could not
+// be read). The agents that were part of the run and sent none (lost
+// ones) count as missing: their rows then show as unknown or lost, and
+// the verdict is incomplete.
+func (c *Coordinator) Verdict() (v workload.Verdict, ok bool) {
+	g := c.group()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var ls []*stream.Ledger
+	if g == nil || g.Merge == nil {
+		return nil, false
+	}
+	var ls []json.RawMessage
+	missing := 0
 	for _, a := range c.agents {
-		if a.done != nil && a.done.Rows != nil {
+		if a.done != nil && len(a.done.Rows) > 0 {
 			ls = append(ls, a.done.Rows)
 		} else {
 			missing++
 		}
 	}
 	if len(ls) == 0 {
-		return v, missing, false
+		return nil, false
 	}
-	return stream.Merge(ls...), missing, true
+	v, err := g.Merge(ls, missing)
+	if err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// group is the run's workload's part in a fleet (nil: none).
+func (c *Coordinator) group() *workload.Group {
+	return workload.GroupOf(c.cfg.Config.Workload)
+}
+
+// mergeViews adds the agents' views of one interval into the fleet's:
+// by the workload's Group, else their rates added up.
+func (c *Coordinator) mergeViews(views []*workload.View) *workload.View {
+	if g := c.group(); g != nil && g.MergeViews != nil {
+		return g.MergeViews(views, c.sharedPartitions())
+	}
+	return workload.MergeRates(views)
 }

@@ -9,6 +9,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
+	"benchtop/workload"
 	"benchtop/workload/stream"
 )
 
@@ -150,21 +151,32 @@ func TestSharedPartitionsGrowOnce(t *testing.T) {
 			t.Errorf("agent %s (%s %s, problems %q) ended at %d partitions (%v); want 4; summary %.300s", a.Name, a.State, a.Error, a.Problems, sum.Stream.PartitionsFinal, err, b)
 		}
 	}
-	if _, _, ok := c.StreamVerdict(); ok {
+	if _, ok := c.Verdict(); ok {
 		t.Error("a verdict without any shared stream's ledger")
 	}
 }
 
 func TestFitLedger(t *testing.T) {
 	t.Parallel()
-	small := Done{Rows: &stream.Ledger{Keys: make([]stream.KeyLedger, 10)}}
-	fitLedger(&small)
+	g := workload.GroupOf(stream.Name)
+	small := Done{Rows: ledgerJSON(t, &stream.Ledger{Keys: make([]stream.KeyLedger, 10)})}
+	fitLedger(&small, g)
 	if small.Rows == nil || len(small.Problems) != 0 {
 		t.Errorf("a small ledger was dropped: %q", small.Problems)
 	}
-	big := Done{Rows: &stream.Ledger{Keys: make([]stream.KeyLedger, MaxFrame/20)}}
-	fitLedger(&big)
+	big := Done{Rows: ledgerJSON(t, &stream.Ledger{Keys: make([]stream.KeyLedger, MaxFrame/20)})}
+	fitLedger(&big, g)
 	if big.Rows != nil || len(big.Problems) != 1 {
 		t.Errorf("a ledger over the frame limit was kept (problems %q)", big.Problems)
 	}
+}
+
+// ledgerJSON is a ledger as the stream's Group sends it.
+func ledgerJSON(t *testing.T, l *stream.Ledger) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"benchtop/adapters"
-	"benchtop/workload/stream"
+	"benchtop/workload"
 )
 
 // Portion is agent i's part of total split over n agents: the first
@@ -57,9 +57,11 @@ func CheckSplit(command string, props map[string]string, n int) error {
 // false when every agent gets the whole count and a change goes to one
 // agent only (a store that divides partitions among a group's consumers
 // server-side declares adapters.Capabilities.SharedPartitions: Kafka with
-// kafka.group). Only the stream workload has partitions to divide.
-func DividesPartitions(workload string, caps adapters.Capabilities) bool {
-	return workload == stream.Name && !caps.SharedPartitions
+// kafka.group). Only a workload whose Group is Partitioned (the stream)
+// has partitions to divide.
+func DividesPartitions(name string, caps adapters.Capabilities) bool {
+	g := workload.GroupOf(name)
+	return g != nil && g.Partitioned && !caps.SharedPartitions
 }
 
 // SplitProps returns agent i of n's properties and what they give it:
@@ -71,7 +73,7 @@ func DividesPartitions(workload string, caps adapters.Capabilities) bool {
 // When DividesPartitions, the partitions are divided (Share.Partitions;
 // an agent whose portion is 0 is given 1 in its properties, so that it
 // validates, and the coordinator refuses the run: see CheckPartitions).
-func SplitProps(command, workload string, base map[string]string, i, n int, caps adapters.Capabilities) (map[string]string, Share) {
+func SplitProps(command, name string, base map[string]string, i, n int, caps adapters.Capabilities) (map[string]string, Share) {
 	out := make(map[string]string, len(base)+3)
 	for k, v := range base {
 		out[k] = v
@@ -79,7 +81,7 @@ func SplitProps(command, workload string, base map[string]string, i, n int, caps
 	// The properties were validated (engine.NewConfig) before the split.
 	p := adapters.NewReader(adapters.Properties(base))
 	sh := Share{Threads: p.Int("threadcount", 1, 1, math.MaxInt32), InsertStart: -1, InsertCount: -1, Partitions: -1}
-	if DividesPartitions(workload, caps) {
+	if DividesPartitions(name, caps) {
 		sh.Partitions = int(Portion(int64(p.Int("partitions", 1, 1, math.MaxInt32)), i, n))
 		out["partitions"] = strconv.Itoa(max(sh.Partitions, 1))
 	}
@@ -91,12 +93,10 @@ func SplitProps(command, workload string, base map[string]string, i, n int, caps
 		sh.OperationCount = Portion(oc, i, n)
 		out["operationcount"] = strconv.FormatInt(sh.OperationCount, 10)
 	}
-	if workload == stream.Name {
-		// Rows name their producer uniquely across the fleet (one shared
-		// stream: a row may be delivered by another agent).
-		out[stream.PropOrigin] = strconv.Itoa(i + 1)
+	if g := workload.GroupOf(name); g != nil && g.AgentProps != nil {
+		g.AgentProps(out, i) // the stream's origin
 	}
-	if command == "load" && workload == "core" && !caps.StartsEmpty {
+	if command == "load" && name == "core" && !caps.StartsEmpty {
 		rc := p.Int64("recordcount", 0, 0, math.MaxInt64)
 		start := p.Int64("insertstart", 0, 0, math.MaxInt64)
 		count := p.Int64("insertcount", rc-start, 0, math.MaxInt64)

@@ -15,7 +15,6 @@ import (
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
 	"benchtop/workload"
-	"benchtop/workload/stream"
 )
 
 // Protocol is the version of the protocol; both sides must speak the same.
@@ -239,9 +238,10 @@ type Done struct {
 	Summary  json.RawMessage // its JSON summary
 	Err      string          // the run's error, if any
 	Problems []string        // the workload's closing problems (lost rows...)
-	// Rows is the agent's ledger of a shared stream's rows, for the
-	// fleet's verdict (nil otherwise).
-	Rows *stream.Ledger `json:",omitempty"`
+	// Rows is the agent's ledger (a shared stream's rows), as its
+	// workload's Group encodes it, for the fleet's verdict (nil
+	// otherwise).
+	Rows json.RawMessage `json:",omitempty"`
 }
 
 // Conn is one side of a session: framed messages over a byte stream.

@@ -193,6 +193,9 @@ type Factory struct {
 	// before anything is opened: a --threshold naming another is refused
 	// as bad input. nil: not known before New, any name is accepted.
 	Produces func(command string, props adapters.Properties) []string
+	// Group, when set, is the workload's part in a run split across
+	// processes (a fleet, a consumer group's verdict): see Group.
+	Group *Group
 }
 
 // Unknown returns the warnings for the properties under f's Properties

@@ -134,8 +134,9 @@ func fleetRun(st *State, o *options) int {
 	lt.ending(st)
 	code := finishFleet(st, o, c, ex, ycsb, reportTo{guard, lt.report}, player.Failures(), capacity, results, runErr, len(eps))
 	var lost *int64
-	if v, _, ok := c.StreamVerdict(); ok {
-		lost = &v.Lost
+	if v, ok := c.Verdict(); ok {
+		n := v.Lost()
+		lost = &n
 	}
 	endMetrics(st, o, mx, lost)
 	lt.end(code)
@@ -181,7 +182,7 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 		runErr = err
 	}
 	output.WriteFleetText(out, c)
-	output.WriteFleetStream(out, c)
+	output.WriteFleetVerdict(out, c)
 	output.WriteFailedSteps(out, failed)
 	output.WriteCapacity(out, capacity)         // --find-max
 	o.Baseline.WriteComment(out, results, info) // --baseline
@@ -208,7 +209,7 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	for _, p := range problems {
 		st.tell("agent %s", p)
 	}
-	if v, _, ok := c.StreamVerdict(); ok {
+	if v, ok := c.Verdict(); ok {
 		for _, p := range v.Problems() {
 			st.tell("fleet %s", p)
 			problems = append(problems, p)

@@ -6,10 +6,11 @@ package cli
 // its agents' ledgers (internal/output/verdict.go).
 
 import (
+	"encoding/json"
 	"strings"
 
 	"benchtop/internal/output"
-	"benchtop/workload/stream"
+	"benchtop/workload"
 )
 
 const verdictUsage = `usage: benchtop verdict A.json B.json ... [--json VERDICT.json]
@@ -73,35 +74,45 @@ func verdictCommand(st *State, args []string) int {
 		return st.fail(exitUsage, err)
 	}
 	var members []*output.Member
+	var group *workload.Group
 	seen := map[[2]uint64]string{}
 	for _, path := range a.jsons {
-		m, err := output.ReadMember(path)
+		m, g, err := output.ReadMember(path)
 		if err != nil {
 			st.tell("verdict: %s", output.OneLine(err))
 			return exitUsage
 		}
-		id := [2]uint64{uint64(m.Ledger.Origin), uint64(m.Ledger.Run)}
+		if group != nil && g != group {
+			st.tell("verdict: %s holds another workload's ledger than %s: give the summaries of one group", path, members[0].Path)
+			return exitUsage
+		}
+		group = g
+		id := [2]uint64{uint64(m.Origin), uint64(m.Run)}
 		if first, dup := seen[id]; dup {
-			st.tell("verdict: %s holds the same process's ledger as %s (origin %d, run %d): give each process's summary once", path, first, m.Ledger.Origin, m.Ledger.Run)
+			st.tell("verdict: %s holds the same process's ledger as %s (origin %d, run %d): give each process's summary once", path, first, m.Origin, m.Run)
 			return exitUsage
 		}
 		seen[id] = path
 		members = append(members, m)
 	}
-	ledgers := make([]*stream.Ledger, len(members))
+	ledgers := make([]json.RawMessage, len(members))
 	doc := &output.VerdictDoc{}
 	for i, m := range members {
 		ledgers[i] = m.Ledger
-		doc.Members = append(doc.Members, output.VerdictMember{Path: m.Path, Origin: m.Ledger.Origin, Run: m.Ledger.Run, Verdict: m.Verdict})
+		doc.Members = append(doc.Members, output.VerdictMember{Path: m.Path, Origin: m.Origin, Run: m.Run, Verdict: m.Verdict})
 	}
-	v := stream.Merge(ledgers...)
+	v, err := group.Merge(ledgers, 0)
+	if err != nil {
+		st.tell("verdict: %s", output.OneLine(err))
+		return exitUsage
+	}
 	text := st.Stdout
 	if output.IsStdout(a.out) {
 		text = st.Stderr // --json - | jq: the JSON alone on stdout
 	}
-	output.WriteStreamVerdict(text, v, 0)
-	doc.Stream = output.FleetStream{Verdict: v, OK: v.OK()}
-	doc.Notes = output.VerdictNotes(v)
+	v.WriteText(text)
+	doc.Verdict = v
+	doc.Notes = v.Notes()
 	for _, m := range members {
 		for _, p := range m.Problems {
 			doc.Problems = append(doc.Problems, m.Path+": "+p)
@@ -124,7 +135,7 @@ func verdictCommand(st *State, args []string) int {
 		}
 	}
 	if len(doc.Problems) > 0 {
-		st.tell("verdict: FAILED: %d problems across %d processes' ledgers", len(doc.Problems), v.Ledgers)
+		st.tell("verdict: FAILED: %d problems across %d processes' ledgers", len(doc.Problems), len(members))
 		return exitFailure
 	}
 	return exitOK

@@ -271,7 +271,7 @@ func TestFleetProtocolBytes(t *testing.T) {
 			Delta: map[string]float64{"rows": 10, "mb": 0.5}}},
 		{fleet.TypeDone, fleet.Done{Phases: []fleet.PhaseFigures{{Phase: engine.PhaseRun, RunTime: 2 * time.Second, RunTimeMs: 2000, Operations: 3, Throughput: 1.5, Errors: 1}},
 			Segments: []engine.Segment{seg}, Report: "[OVERALL], RunTime(ms), 2000\n", Summary: json.RawMessage(`{"tool":"benchtop"}`),
-			Problems: []string{"stream: 1 row lost"}, Rows: &ledger}},
+			Problems: []string{"stream: 1 row lost"}, Rows: ledgerJSON(t, &ledger)}},
 	}
 	var buf bytes.Buffer
 	c := fleet.NewConn(bytes.NewReader(nil), &buf, io.NopCloser(nil))
@@ -281,4 +281,14 @@ func TestFleetProtocolBytes(t *testing.T) {
 		}
 	}
 	golden(t, "fleet-protocol.bin", buf.Bytes())
+}
+
+// ledgerJSON is a ledger as the stream's Group sends it (Done.Rows).
+func ledgerJSON(t *testing.T, l *stream.Ledger) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

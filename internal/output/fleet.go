@@ -5,13 +5,14 @@ package output
 // summary.
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 
 	"benchtop/fleet"
 	"benchtop/htmlreport"
-	"benchtop/workload/stream"
+	"benchtop/workload"
 )
 
 // FleetMembers are a fleet run's members of the JSON summary.
@@ -23,23 +24,28 @@ type FleetMembers struct {
 
 // FleetFigures is the JSON summary's "fleet" member.
 type FleetFigures struct {
-	Agents            int          `json:"agents"`
-	Lost              []string     `json:"lost"` // "name (why)"; null when none
-	ThreadsPerAgent   int          `json:"threads_per_agent"`
-	PartitionsDivided bool         `json:"partitions_divided"`
-	Stream            *FleetStream `json:"stream,omitempty"`
+	Agents            int      `json:"agents"`
+	Lost              []string `json:"lost"` // "name (why)"; null when none
+	ThreadsPerAgent   int      `json:"threads_per_agent"`
+	PartitionsDivided bool     `json:"partitions_divided"`
+	// Verdict is the fleet's verdict on its ledgers (a shared stream's
+	// rows, every agent's ledger merged), its member under its JSONKey:
+	// "fleet": {"stream": ...}; nil without one.
+	Verdict workload.Verdict `json:"-"`
 }
 
-// FleetStream is the fleet's verdict on a shared stream's rows (every
-// agent's ledger merged): "fleet": {"stream": ...}.
-type FleetStream struct {
-	stream.Verdict
-	// OK: every row delivered exactly once, in order, and every agent's
-	// ledger merged.
-	OK bool `json:"ok"`
-	// MissingLedgers counts agents (lost ones) whose rows could not be
-	// accounted.
-	MissingLedgers int `json:"missing_ledgers"`
+// MarshalJSON writes the figures with the verdict's member last.
+func (f FleetFigures) MarshalJSON() ([]byte, error) {
+	type plain FleetFigures
+	b, err := json.Marshal(plain(f))
+	if err != nil || f.Verdict == nil {
+		return b, err
+	}
+	v, err := json.Marshal(f.Verdict.JSON())
+	if err != nil {
+		return nil, fmt.Errorf("fleet verdict: %w", err)
+	}
+	return appendMember(b, f.Verdict.JSONKey(), v), nil
 }
 
 // FleetOf is the coordinator's members of the JSON summary.
@@ -47,8 +53,8 @@ func FleetOf(c *fleet.Coordinator) *FleetMembers {
 	agents := c.Agents()
 	m := &FleetMembers{Agents: agents, Fleet: FleetFigures{Agents: len(agents), Lost: c.Lost(),
 		ThreadsPerAgent: c.ThreadsPerAgent(), PartitionsDivided: c.Divided()}}
-	if v, missing, ok := c.StreamVerdict(); ok {
-		m.Fleet.Stream = &FleetStream{Verdict: v, OK: v.OK() && missing == 0, MissingLedgers: missing}
+	if v, ok := c.Verdict(); ok {
+		m.Fleet.Verdict = v
 	}
 	return m
 }
@@ -123,11 +129,11 @@ func agentTotals(agents []fleet.AgentReport) []fleet.PhaseFigures {
 	return out
 }
 
-// WriteFleetStream writes the fleet's verdict on a shared stream's rows
-// (every agent's ledger merged): WriteStreamVerdict's [STREAM-FLEET]
-// lines; nothing without a shared stream.
-func WriteFleetStream(w io.Writer, c *fleet.Coordinator) {
-	if v, missing, ok := c.StreamVerdict(); ok {
-		WriteStreamVerdict(w, v, missing)
+// WriteFleetVerdict writes the fleet's verdict on its ledgers (a shared
+// stream's rows, every agent's ledger merged: the [STREAM-FLEET] lines);
+// nothing without one.
+func WriteFleetVerdict(w io.Writer, c *fleet.Coordinator) {
+	if v, ok := c.Verdict(); ok {
+		v.WriteText(w)
 	}
 }

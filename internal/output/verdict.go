@@ -1,111 +1,90 @@
 package output
 
-// A shared stream's verdict across processes: each process of one
-// consumer group (a fleet's agents, or processes started apart) writes
-// its ledger into its JSON summary; a fleet's coordinator merges its
-// agents' ledgers, `benchtop verdict` the ledgers of JSON summaries. Both
-// print the same [STREAM-FLEET] lines.
+// A group's verdict across processes (a shared stream's rows): each
+// process of one consumer group (a fleet's agents, or processes started
+// apart) writes its ledger into its JSON summary; a fleet's coordinator
+// merges its agents' ledgers, `benchtop verdict` the ledgers of JSON
+// summaries, both by the workload's Group, which prints the same lines
+// ([STREAM-FLEET]) for both.
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sort"
 
-	"benchtop/workload/stream"
+	"benchtop/workload"
 )
 
-// Member is one process's part of a group's verdict, read from its JSON
-// summary: its ledger, its own verdict and the problems it found.
-type Member struct {
-	Path     string
-	Ledger   *stream.Ledger
-	Verdict  string   // its own: complete or partial
-	Problems []string // its run's problems (the JSON's "problems")
-}
+// Member is one process's part of a group's verdict (its workload's
+// Group reads it).
+type Member = workload.Member
 
-// errNoLedger is a JSON summary without a stream ledger.
-var errNoLedger = errors.New("no stream ledger: benchtop verdict merges the JSON summaries (--json) of processes that consumed one stream in a group (kafka.group), and this run's stream was not shared")
-
-// ReadMember reads a process's ledger from its JSON summary (--json).
-// Errors name the file.
-func ReadMember(path string) (*Member, error) {
+// ReadMember reads a process's ledger from its JSON summary (--json), by
+// the Group of the workload whose ledger it holds. Errors name the file.
+func ReadMember(path string) (*Member, *workload.Group, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, PathCause(err))
+		return nil, nil, fmt.Errorf("%s: %v", path, PathCause(err))
 	}
-	var doc struct {
-		Stream *struct {
-			Verdict string         `json:"verdict"`
-			Ledger  *stream.Ledger `json:"ledger"`
-		} `json:"stream"`
-		Problems []string `json:"problems"`
-		Fleet    *struct {
-			Stream json.RawMessage `json:"stream"`
-		} `json:"fleet"`
+	groups := workload.Groups()
+	names := make([]string, 0, len(groups))
+	for n, g := range groups {
+		if g.ReadMember != nil {
+			names = append(names, n)
+		}
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: not a benchtop JSON summary: %v", path, err)
+	sort.Strings(names)
+	var first error
+	for _, n := range names {
+		m, err := groups[n].ReadMember(path, b)
+		if err == nil {
+			return m, groups[n], nil
+		}
+		if first == nil {
+			first = err
+		}
 	}
-	switch {
-	case doc.Stream == nil:
-		return nil, fmt.Errorf("%s: no \"stream\" section: not a run of the stream workload", path)
-	case doc.Stream.Ledger == nil && doc.Fleet != nil && len(doc.Fleet.Stream) > 0:
-		return nil, fmt.Errorf("%s: a fleet's summary, whose coordinator merged its agents' ledgers already (its [STREAM-FLEET] lines are the verdict)", path)
-	case doc.Stream.Ledger == nil:
-		return nil, fmt.Errorf("%s: %w", path, errNoLedger)
+	if first == nil {
+		first = fmt.Errorf("%s: no workload of this benchtop keeps a ledger", path)
 	}
-	return &Member{Path: path, Ledger: doc.Stream.Ledger, Verdict: doc.Stream.Verdict, Problems: doc.Problems}, nil
-}
-
-// WriteStreamVerdict writes a merged verdict in the [STREAM] lines' form:
-// the [STREAM-FLEET] lines; missing counts processes whose ledger could
-// not be merged (a fleet's lost agents).
-func WriteStreamVerdict(w io.Writer, v stream.Verdict, missing int) {
-	line := func(k string, x any) { fmt.Fprintf(w, "[STREAM-FLEET], %s, %v\n", k, x) }
-	line("Ledgers", v.Ledgers)
-	if missing > 0 {
-		line("MissingLedgers", missing)
-	}
-	line("RowsProduced", v.Produced)
-	line("RowsConsumed", v.Consumed)
-	line("RowsLost", v.Lost)
-	line("RowsDuplicated", v.Duplicated)
-	line("RowsRedelivered", v.Redelivered)
-	line("RowsOutOfOrder", v.OutOfOrder)
-	line("RowsUnknown", v.Unknown)
-	line("FailedWrites", v.FailedWrites)
-	for _, o := range v.SharedOrigins {
-		line("OriginDrawnTwice", o)
-	}
-	for _, l := range v.PerLedger {
-		fmt.Fprintf(w, "[STREAM-FLEET], Origin %d RowsProduced, %d\n", l.Origin, l.Produced)
-		fmt.Fprintf(w, "[STREAM-FLEET], Origin %d RowsConsumed, %d\n", l.Origin, l.Consumed)
-	}
-	verdict := "OK"
-	if !v.OK() || missing > 0 {
-		verdict = "FAILED"
-	}
-	line("Verdict", verdict)
-}
-
-// VerdictNotes are what a merged verdict says without failing.
-func VerdictNotes(v stream.Verdict) []string {
-	var out []string
-	for _, o := range v.SharedOrigins {
-		out = append(out, fmt.Sprintf("stream: origin %d was drawn by more than one process; their run ids tell them apart, so the verdict holds (stream.origin sets distinct origins)", o))
-	}
-	return out
+	return nil, nil, first
 }
 
 // VerdictDoc is the JSON document `benchtop verdict --json` writes: the
 // merged verdict and the summaries it merged.
 type VerdictDoc struct {
-	Stream   FleetStream     `json:"stream"`
-	Members  []VerdictMember `json:"members"`
-	Problems []string        `json:"problems,omitempty"`
-	Notes    []string        `json:"notes,omitempty"`
+	// Verdict is the merged verdict, the document's first member (under
+	// its JSONKey: "stream").
+	Verdict  workload.Verdict `json:"-"`
+	Members  []VerdictMember  `json:"members"`
+	Problems []string         `json:"problems,omitempty"`
+	Notes    []string         `json:"notes,omitempty"`
+}
+
+// MarshalJSON writes the verdict's member first, then the others.
+func (d *VerdictDoc) MarshalJSON() ([]byte, error) {
+	type plain VerdictDoc
+	rest, err := json.Marshal((*plain)(d))
+	if err != nil || d.Verdict == nil {
+		return rest, err
+	}
+	k, err := json.Marshal(d.Verdict.JSONKey())
+	if err != nil {
+		return nil, err
+	}
+	v, err := json.Marshal(d.Verdict.JSON())
+	if err != nil {
+		return nil, err
+	}
+	out := append(append(append([]byte{'{'}, k...), ':'), v...)
+	if len(rest) > 2 {
+		out = append(append(out, ','), rest[1:]...)
+	} else {
+		out = append(out, '}')
+	}
+	return out, nil
 }
 
 // VerdictMember is one merged summary in a VerdictDoc.

@@ -21,7 +21,9 @@ const (
 // says the conditions judge errors themselves.
 func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 	var out []Reason
-	add := func(kind, format string, a ...any) { out = append(out, Reason{Kind: kind, Text: fmt.Sprintf(format, a...)}) }
+	add := func(kind, format string, a ...any) {
+		out = append(out, Reason{Kind: kind, Text: fmt.Sprintf(format, a...)})
+	}
 	lo, hi := b.lo, b.hi
 	// The client: saturated at the answer or at the rate that failed.
 	for _, p := range []*probe{lo, hi} {

@@ -25,28 +25,17 @@ import (
 // the agents' sum, its lag the group's (the least of the agents'
 // measures: its owner's).
 func MergeViews(views []*workload.View, shared bool) *workload.View {
-	var out *workload.View
+	out := workload.MergeRates(views)
+	if out == nil {
+		return nil
+	}
 	var pv *View
-	rate := &workload.Rate{}
 	offset := 0
 	for _, v := range views {
-		if v == nil {
+		if v == nil || v.Partitions == nil {
 			continue
-		}
-		if out == nil {
-			out = &workload.View{}
-		}
-		if r := v.Rate; r != nil {
-			rate.Name, rate.Unit = r.Name, r.Unit
-			rate.Value += r.Value
-			rate.Mean += r.Mean
-			rate.MBps += r.MBps
-			out.Rate = rate
 		}
 		p := v.Partitions
-		if p == nil {
-			continue
-		}
 		if pv == nil {
 			pv = &View{}
 			out.Partitions = pv
@@ -64,9 +53,6 @@ func MergeViews(views []*workload.View, shared bool) *workload.View {
 			pv.Lag += q.Lag
 			pv.LagSeconds = max(pv.LagSeconds, q.LagSeconds)
 		}
-	}
-	if out == nil {
-		return nil
 	}
 	if pv != nil {
 		out.Line = line(pv)

@@ -73,6 +73,7 @@ func init() {
 		Produces:   func(string, adapters.Properties) []string { return (&Workload{}).OpNames() },
 		Properties: []string{"stream."},
 		Keys:       Keys,
+		Group:      group,
 		New: func(_ string, p adapters.Properties, db adapters.DB) (workload.Workload, error) {
 			return New(p, db)
 		},
