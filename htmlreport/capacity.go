@@ -66,11 +66,11 @@ func staircaseChart(c *rundata.Capacity) *Chart {
 		if y <= 0 {
 			y = p.GoodputOpsSec
 		}
-		target.Points = append(target.Points, XY{p.StartS, y}, XY{p.EndS, y})
+		target.Points = append(target.Points, XY{X: p.StartS, Y: y}, XY{X: p.EndS, Y: y})
 		if p.SteadyS > 0 {
-			good.Points = append(good.Points, XY{p.EndS - p.SteadyS, p.GoodputOpsSec}, XY{p.EndS, p.GoodputOpsSec})
+			good.Points = append(good.Points, XY{X: p.EndS - p.SteadyS, Y: p.GoodputOpsSec}, XY{X: p.EndS, Y: p.GoodputOpsSec})
 		}
-		mid := XY{(p.StartS + p.EndS) / 2, y}
+		mid := XY{X: (p.StartS + p.EndS) / 2, Y: y}
 		switch p.Outcome {
 		case rundata.ProbePass:
 			pass.Points = append(pass.Points, mid)
@@ -111,7 +111,7 @@ func probeLatencyChart(c *rundata.Capacity) *Chart {
 				byExpr[cd.Expr] = s
 				order = append(order, cd.Expr)
 			}
-			s.Points = append(s.Points, XY{x, *cd.Actual})
+			s.Points = append(s.Points, XY{X: x, Y: *cd.Actual})
 		}
 	}
 	if len(order) == 0 {

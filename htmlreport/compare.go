@@ -173,7 +173,7 @@ func p99Of(run *Run) []XY {
 		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 		var out []XY
 		for _, k := range keys {
-			out = append(out, XY{float64(k) / 1e3, float64(merged[k].H.ValueAtQuantile(99)) / 1e3})
+			out = append(out, XY{X: float64(k) / 1e3, Y: float64(merged[k].H.ValueAtQuantile(99)) / 1e3})
 		}
 		return out
 	}
@@ -182,7 +182,7 @@ func p99Of(run *Run) []XY {
 		var out []XY
 		for i, r := range run.Rows {
 			if r.Phase != "load" && r.Ops > 0 && r.HasLatency && !skip[i] {
-				out = append(out, XY{r.ElapsedS, r.P99US})
+				out = append(out, XY{X: r.ElapsedS, Y: r.P99US})
 			}
 		}
 		return out

@@ -24,19 +24,19 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"benchtop/htmlreport/page"
 	"benchtop/results/report"
 	"benchtop/rundata"
-	"benchtop/workload/stream"
-	"benchtop/workload/timeseries"
 )
 
 // Run is one run's exports as read: the JSON summary with the workload's
 // closing section, and, when given, the CSV rows and HDR log intervals.
 type Run struct {
-	Summary    report.Summary
-	Stream     *stream.Summary
-	Timeseries *timeseries.Result
-	Problems   []string
+	Summary report.Summary
+	// Sections are the workload's own sections of the page, made from
+	// its closing member (page.Register: the stream's, the time series').
+	Sections []*page.Section
+	Problems []string
 	// Agents are a fleet run's client machines (nil: a run of one).
 	Agents []Agent
 	// Capacity is a --find-max search's outcome (nil: none).
@@ -76,27 +76,37 @@ type Interval struct {
 	H            *hdr.Histogram
 }
 
-// jsonDoc is the JSON summary with the members a workload adds.
+// jsonDoc is the JSON summary with the members others add (a
+// workload's closing member is read apart, by its key).
 type jsonDoc struct {
 	report.Summary
-	Stream     *stream.Summary    `json:"stream"`
-	Timeseries *timeseries.Result `json:"timeseries"`
-	Problems   []string           `json:"problems"`
-	Agents     []Agent            `json:"agents"`
-	Capacity   *rundata.Capacity  `json:"capacity"`
+	Problems []string          `json:"problems"`
+	Agents   []Agent           `json:"agents"`
+	Capacity *rundata.Capacity `json:"capacity"`
 }
 
 // ReadJSON reads a JSON summary written by --json.
 func ReadJSON(r io.Reader) (*Run, error) {
+	var raw json.RawMessage
+	if err := json.NewDecoder(r).Decode(&raw); err != nil {
+		return nil, fmt.Errorf("not a benchtop JSON summary: %w", err)
+	}
 	var d jsonDoc
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&d); err != nil {
+	if err := json.Unmarshal(raw, &d); err != nil {
 		return nil, fmt.Errorf("not a benchtop JSON summary: %w", err)
 	}
 	if d.Tool != "benchtop" {
 		return nil, errors.New(`not a benchtop JSON summary (no "tool": "benchtop")`)
 	}
-	return &Run{Summary: d.Summary, Stream: d.Stream, Timeseries: d.Timeseries, Problems: d.Problems, Agents: d.Agents, Capacity: d.Capacity}, nil
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return nil, fmt.Errorf("not a benchtop JSON summary: %w", err)
+	}
+	secs, err := sectionsOf(members)
+	if err != nil {
+		return nil, fmt.Errorf("not a benchtop JSON summary: %w", err)
+	}
+	return &Run{Summary: d.Summary, Sections: secs, Problems: d.Problems, Agents: d.Agents, Capacity: d.Capacity}, nil
 }
 
 // ReadCSV reads the time series written by --timeseries into run.

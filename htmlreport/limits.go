@@ -41,7 +41,7 @@ func limits(run *Run) (findings []Finding, advice []string) {
 	l.errors()
 	l.target()
 	l.kneeAndBest()
-	l.stream()
+	l.sections()
 	l.checks()
 	if !hasAny(l.findings, "cpu", "nic", "errors", "target", "knee", "check", "backpressure") {
 		l.find("none", "No limit was measured on the client side: the database (or the workload's own settings) set the rate.")
@@ -221,47 +221,21 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// stream: what more partitions did, and the loss check.
-func (l *limitFindings) stream() {
-	st := l.run.Stream
-	if st == nil {
-		return
-	}
-	sc := append(st.Scenarios[:0:0], st.Scenarios...)
-	sort.SliceStable(sc, func(i, j int) bool { return sc[i].Partitions < sc[j].Partitions })
-	if len(sc) >= 2 && sc[0].Partitions != sc[len(sc)-1].Partitions {
-		lo, hi := sc[0], sc[len(sc)-1]
-		ratio := hi.StableRowsPerSec / math.Max(lo.StableRowsPerSec, 1)
-		l.find("stream", fmt.Sprintf("From %d to %d partitions, stable rows/s went from %s to %s (×%.2f).", lo.Partitions, hi.Partitions, fmtRate(lo.StableRowsPerSec), fmtRate(hi.StableRowsPerSec), ratio))
-		nicFull := hasSignal(l.findings, "nic")
-		switch {
-		case ratio > 1.1 && !nicFull:
-			l.advise("Below the NIC limit, more partitions raised throughput: more partitions (and consumers) are the lever here.")
-		case ratio <= 1.1 && !nicFull:
-			l.advise("More partitions did not raise throughput: the limit is elsewhere (client CPU, the server, the producers).")
+// sections: what the workloads' sections found (a stream's partitions
+// and loss check, an ingest check and backpressure).
+func (l *limitFindings) sections() {
+	nicFull := hasSignal(l.findings, "nic")
+	for _, sec := range l.run.Sections {
+		l.findings = append(l.findings, sec.Findings...)
+		if !nicFull {
+			l.advice = append(l.advice, sec.AdviceBelowNIC...)
 		}
-	}
-	if st.BestNote != "" {
-		l.find("best", "Stream table: "+st.BestNote+".")
-	}
-	if st.Lost > 0 || st.Duplicated > 0 || st.OutOfOrder > 0 || st.Unknown > 0 || !st.Drained {
-		l.find("check", fmt.Sprintf("The stream's check failed: %s lost, %s duplicated, %s out of order, drained %v.", units.Count(st.Lost), units.Count(st.Duplicated), units.Count(st.OutOfOrder), st.Drained))
-	} else {
-		l.calm = append(l.calm, fmt.Sprintf("the stream lost, duplicated and reordered nothing (%s rows)", units.Count(st.Consumed)))
+		l.calm = append(l.calm, sec.Calm...)
 	}
 }
 
-// checks: the time-series ingest check and backpressure, data integrity,
-// an interruption.
+// checks: data integrity, an interruption.
 func (l *limitFindings) checks() {
-	if ts := l.run.Timeseries; ts != nil {
-		if !strings.HasPrefix(ts.Check, "ok") && !strings.HasPrefix(ts.Check, "skipped") {
-			l.find("check", fmt.Sprintf("The ingest check says %q: %s written, %d stored.", ts.Check, units.Count(ts.Written), ts.Stored))
-		}
-		if ts.Backpressure > 0.5 {
-			l.find("backpressure", fmt.Sprintf("Writers waited for the server %.0f %% of the time (backpressure): the server set the ingest rate.", 100*ts.Backpressure))
-		}
-	}
 	s := &l.run.Summary
 	if s.Integrity > 0 {
 		l.find("check", fmt.Sprintf("%s values read back did not match what was written (dataintegrity).", units.Count(s.Integrity)))

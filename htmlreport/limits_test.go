@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -184,13 +185,20 @@ func TestCompareShowsTheDifferences(t *testing.T) {
 func TestTimeseriesSection(t *testing.T) {
 	t.Parallel()
 	run := loadFixture(t, "sweep", false, false)
-	run.Timeseries = &timeseries.Result{Written: 1000, Stored: 990, Check: "mismatch", Backpressure: 0.7, BatchSize: 500, FlushIntervalMS: 100, InFlight: 2,
-		ByParallelism: []timeseries.Row{{Writers: 1, Seconds: 10, RecordsPerSec: 50000, MBPerSec: 5.5}, {Writers: 2, Seconds: 10, RecordsPerSec: 90000, MBPerSec: 9.9}}}
-	r := Build(run)
-	if r.TimeSeries == nil || len(r.TimeSeries.Rows) != 2 || len(r.TSPlot) != 2 {
-		t.Fatalf("time-series section: table %+v, %d charts", r.TimeSeries, len(r.TSPlot))
+	member, err := json.Marshal(&timeseries.Result{Written: 1000, Stored: 990, Check: "mismatch", Backpressure: 0.7, BatchSize: 500, FlushIntervalMS: 100, InFlight: 2,
+		ByParallelism: []timeseries.Row{{Writers: 1, Seconds: 10, RecordsPerSec: 50000, MBPerSec: 5.5}, {Writers: 2, Seconds: 10, RecordsPerSec: 90000, MBPerSec: 9.9}}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if c := r.TimeSeries.Rows[1].Cells[2]; c.Key != "records_per_sec" || c.Value != "90000" || c.Text != "90,000" {
+	if run.Sections, err = sectionsOf(map[string]json.RawMessage{timeseries.JSONKey: member}); err != nil {
+		t.Fatal(err)
+	}
+	r := Build(run)
+	if len(r.Sections) != 1 || r.Sections[0].ID != "timeseries" || r.Sections[0].Table == nil || len(r.Sections[0].Table.Rows) != 2 || len(r.Sections[0].Charts) != 2 {
+		t.Fatalf("time-series section: %+v", r.Sections)
+	}
+	ts := r.Sections[0]
+	if c := ts.Table.Rows[1].Cells[2]; c.Key != "records_per_sec" || c.Value != "90000" || c.Text != "90,000" {
 		t.Errorf("records/s cell = %+v", c)
 	}
 	got := signals(r.Limits)

@@ -1,13 +1,12 @@
 package htmlreport
 
 import (
-	"html/template"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
+	"benchtop/htmlreport/page"
 	"benchtop/results/report"
 	"benchtop/rundata/units"
 )
@@ -39,101 +38,12 @@ type Report struct {
 	Segments   *Table
 	Agents     *Table
 	Sweep      []*Chart
-	Stream     *Table
-	StreamInfo []Fact
-	StreamPlot []*Chart
-	TimeSeries *Table
-	TSInfo     []Fact
-	TSPlot     []*Chart
+	// Sections are the workloads' own (the stream's, the time series'),
+	// each with its facts, table and charts.
+	Sections   []*page.Section
 	Events     *Table
 	Properties *Table
 	Problems   []string
-}
-
-// Fact is one line of a header: a label and one value per run.
-type Fact struct {
-	Label  string
-	Values []string
-}
-
-// Figure is one headline number.
-type Figure struct {
-	Label, Value, Note string
-}
-
-// Finding is one measured signal of what limited the run, with its figure.
-type Finding struct {
-	Signal string // cpu, nic, errors, target, knee, stream, check, none
-	Text   string
-}
-
-// Table is a table of the page. Cells keep the figure they show in a
-// machine-readable form (Value), written as data-value in the page.
-type Table struct {
-	ID      string
-	Caption string
-	Columns []string
-	Rows    []TRow
-}
-
-// TRow is one row; Class is best, knee, baseline, total or "".
-type TRow struct {
-	Class string
-	Cells []Cell
-}
-
-// Cell is one table cell: the text shown and, for figures, the JSON
-// member it comes from and its value there.
-type Cell struct {
-	Text  string
-	Key   string `json:",omitempty"`
-	Value string `json:",omitempty"`
-	Num   bool   `json:",omitempty"`
-}
-
-// Chart is one chart: its series and marks, drawn by gonum/plot.
-type Chart struct {
-	ID, Title, Caption string
-	XLabel, YLabel     string
-	// XQuantile draws x as 1/(1-q) on a log axis labelled in percentiles.
-	XQuantile bool
-	// XTime says x is seconds since a start: ticks at whole steps of
-	// time, read as a clock beyond two minutes (timeaxis.go).
-	XTime bool
-	// LogY draws y on a log axis (a latency spectrum's long tail).
-	LogY bool
-	// Half is drawn two to a row on the page.
-	Half bool `json:"-"`
-	// YUS says y is a latency in microseconds: ticks read 500µs, 1.5ms.
-	YUS bool
-	// XCategories draws points with lines over a few discrete values.
-	Points bool
-	Series []Series
-	// Marks are vertical lines on the x axis (changes, marks).
-	Marks []Mark
-	// Levels are horizontal reference lines (90 % CPU, link speed).
-	Levels []Mark
-	SVG    template.HTML `json:"-"`
-}
-
-// Series is one line of a chart.
-type Series struct {
-	Name   string
-	Color  int  // index into the palette
-	Dashed bool // intended latency, baseline
-	Faint  bool
-	// Scatter draws the points alone, with no line between them.
-	Scatter bool `json:",omitempty"`
-	Points  []XY
-}
-
-// XY is one point.
-type XY struct{ X, Y float64 }
-
-// Mark is a labelled line at X (vertical) or Y (horizontal).
-type Mark struct {
-	At    float64
-	Label string
 }
 
 // Build makes the report of one run.
@@ -160,8 +70,7 @@ func Build(run *Run) *Report {
 	r.Spectrum = spectrumCharts(run, &r.Notes)
 	r.CPU, r.NIC = hostCharts(run, &r.Notes)
 	r.Sweep = sweepCharts(s)
-	streamSection(r, run)
-	timeseriesSection(r, run)
+	r.Sections = run.Sections
 	r.Problems = run.Problems
 	r.Limits, r.Advice = limits(run)
 	return r
@@ -286,12 +195,7 @@ func linkText(mbps int) string {
 	return strconv.Itoa(mbps) + " Mbit/s"
 }
 
-func orDash(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "—"
-	}
-	return s
-}
+func orDash(s string) string { return page.OrDash(s) }
 
 // headline is the row of big figures.
 func headline(run *Run) []Figure {
@@ -322,13 +226,8 @@ func headline(run *Run) []Figure {
 		}
 		out = append(out, Figure{Label: label, Value: fmtUSp(st.P99US)})
 	}
-	if st := run.Stream; st != nil {
-		out = append(out, Figure{Label: "rows/s consumed", Value: fmtRate(st.StableRowsPerSec), Note: "stable (median)"},
-			Figure{Label: "MB/s consumed", Value: strconv.FormatFloat(st.StableMBPerSec, 'f', 1, 64)})
-	}
-	if ts := run.Timeseries; ts != nil {
-		out = append(out, Figure{Label: "records/s", Value: fmtRate(ts.RecordsPerSec)},
-			Figure{Label: "MB/s", Value: strconv.FormatFloat(ts.MBPerSec, 'f', 2, 64)})
+	for _, sec := range run.Sections {
+		out = append(out, sec.Headline...)
 	}
 	return out
 }
@@ -342,11 +241,9 @@ func lastPhase(s *report.Summary) string {
 
 // Formatting: figures as a reader wants them, values as the JSON has them.
 
-func fmtRate(v float64) string { return units.Count(int64(math.Round(v))) }
+func fmtRate(v float64) string { return page.Rate(v) }
 
-func fmtUS(us float64) string {
-	return report.FormatDuration(time.Duration(math.Round(us * 1e3)))
-}
+func fmtUS(us float64) string { return page.US(us) }
 
 // fmtUSp renders a latency of the JSON summary: "–" when there is none
 // (nothing succeeded), never 0.
@@ -374,24 +271,11 @@ func usOrNaN(us *float64) float64 {
 	return *us
 }
 
-func fmtSeconds(s float64) string {
-	d := time.Duration(s * float64(time.Second))
-	switch {
-	case d < time.Minute:
-		return strconv.FormatFloat(s, 'f', 1, 64) + " s"
-	case d < time.Hour:
-		return d.Round(time.Second).String()
-	}
-	return d.Round(time.Minute).String()
-}
+func fmtSeconds(s float64) string { return page.Seconds(s) }
 
-func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+func numCell(text, key string, v float64) Cell { return page.NumCell(text, key, v) }
 
-func numCell(text, key string, v float64) Cell {
-	return Cell{Text: text, Key: key, Value: num(v), Num: true}
-}
-
-func textCell(t string) Cell { return Cell{Text: t} }
+func textCell(t string) Cell { return page.TextCell(t) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))

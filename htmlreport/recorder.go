@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"sync"
@@ -11,8 +12,6 @@ import (
 	"benchtop/engine"
 	"benchtop/engine/measure"
 	"benchtop/results/report"
-	"benchtop/workload/stream"
-	"benchtop/workload/timeseries"
 )
 
 // Recorder keeps a live run's series for its page: one Row per snapshot
@@ -125,8 +124,8 @@ func (r *Recorder) Run(results []*engine.PhaseResult, info engine.Info) (*Run, e
 }
 
 // RunOf is a run as `benchtop report` reads its JSON summary, taken from
-// the results: the summary and the workload's closing section (the
-// stream's or the time-series workload's), without the series.
+// the results: the summary and the workload's closing section (its
+// page section, as the JSON member would give it), without the series.
 func RunOf(results []*engine.PhaseResult, info engine.Info) *Run {
 	run := &Run{Summary: *report.BuildSummary(results, info)}
 	n := len(results)
@@ -134,15 +133,8 @@ func RunOf(results []*engine.PhaseResult, info engine.Info) *Run {
 		return run
 	}
 	c := results[n-1].Closing
-	switch v := c.JSON.(type) {
-	case *stream.Summary:
-		if c.JSONKey == "stream" {
-			run.Stream = v
-		}
-	case *timeseries.Result:
-		if c.JSONKey == timeseries.JSONKey {
-			run.Timeseries = v
-		}
+	if b, err := json.Marshal(c.JSON); err == nil {
+		run.Sections, _ = sectionsOf(map[string]json.RawMessage{c.JSONKey: b})
 	}
 	if len(c.Problems) > 0 {
 		run.Problems = append([]string(nil), c.Problems...)

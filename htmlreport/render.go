@@ -13,7 +13,7 @@ var pageText string
 //go:embed style.css
 var styleText string
 
-var page = template.Must(template.New("page").Parse(pageText))
+var pageTmpl = template.Must(template.New("page").Parse(pageText))
 
 // charts lists every chart of the report, in page order.
 func (r *Report) charts() []*Chart {
@@ -33,14 +33,18 @@ func (r *Report) charts() []*Chart {
 	add(r.Latency...)
 	add(r.Spectrum...)
 	add(r.CPU, r.NIC)
-	add(r.StreamPlot...)
-	add(r.TSPlot...)
+	for _, s := range r.Sections {
+		add(s.Charts...)
+	}
 	return out
 }
 
 // Render writes the report as one self-contained HTML page.
 func Render(w io.Writer, r *Report) error {
-	halves := [][]*Chart{r.Sweep, r.Latency, r.Spectrum, {r.CPU, r.NIC}, r.StreamPlot, r.TSPlot}
+	halves := [][]*Chart{r.Sweep, r.Latency, r.Spectrum, {r.CPU, r.NIC}}
+	for _, s := range r.Sections {
+		halves = append(halves, s.Charts)
+	}
 	if r.Capacity != nil {
 		halves = append(halves, r.Capacity.Charts)
 	}
@@ -68,7 +72,7 @@ func Render(w io.Writer, r *Report) error {
 		*Report
 		CSS template.CSS
 	}{r, template.CSS(styleText)}
-	if err := page.Execute(w, data); err != nil {
+	if err := pageTmpl.Execute(w, data); err != nil {
 		return fmt.Errorf("html report: %w", err)
 	}
 	return nil

@@ -7,18 +7,19 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"benchtop/htmlreport/page"
 	"benchtop/results/report"
 )
 
 // Palette indexes (see charts.go).
 const (
-	colBlue = iota
-	colVermillion
-	colGreen
-	colOrange
-	colPurple
-	colSky
-	colGrey
+	colBlue       = page.ColBlue
+	colVermillion = page.ColVermillion
+	colGreen      = page.ColGreen
+	colOrange     = page.ColOrange
+	colPurple     = page.ColPurple
+	colSky        = page.ColSky
+	colGrey       = page.ColGrey
 )
 
 // eventMarks are the run's changes and marks, for the time axes.
@@ -45,14 +46,14 @@ func throughputChart(run *Run, notes *[]string) *Chart {
 			if skip[i] {
 				continue
 			}
-			p := XY{r.ElapsedS, r.OpsPerSec}
+			p := XY{X: r.ElapsedS, Y: r.OpsPerSec}
 			if r.Phase == "load" {
 				load = append(load, p)
 			} else {
 				main = append(main, p)
 			}
 			if r.IntervalS > 0 {
-				errs = append(errs, XY{r.ElapsedS, float64(r.Errors) / r.IntervalS})
+				errs = append(errs, XY{X: r.ElapsedS, Y: float64(r.Errors) / r.IntervalS})
 			}
 			anyErr = anyErr || r.Errors > 0
 		}
@@ -69,14 +70,14 @@ func throughputChart(run *Run, notes *[]string) *Chart {
 			if skip[ivKey{r.load, ms(r.endS)}] {
 				continue
 			}
-			p := XY{r.endS, r.rate}
+			p := XY{X: r.endS, Y: r.rate}
 			if r.load {
 				load = append(load, p)
 			} else {
 				main = append(main, p)
 			}
 			if r.failRate > 0 {
-				errs = append(errs, XY{p.X, r.failRate})
+				errs = append(errs, XY{X: p.X, Y: r.failRate})
 			}
 		}
 		c.Series = appendSeries(c.Series, Series{Name: "load phase", Color: colGrey, Points: load}, Series{Name: "ops/s", Color: colBlue, Points: main})
@@ -141,7 +142,7 @@ func intervalRates(run *Run) []intervalRate {
 func segmentSteps(segs []report.SegmentSummary, y func(report.SegmentSummary) float64) []XY {
 	var out []XY
 	for _, g := range segs {
-		out = append(out, XY{g.StartS, y(g)}, XY{g.StartS + g.DurationS, y(g)})
+		out = append(out, XY{X: g.StartS, Y: y(g)}, XY{X: g.StartS + g.DurationS, Y: y(g)})
 	}
 	return out
 }
@@ -210,7 +211,7 @@ func latencyCharts(run *Run, notes *[]string) []*Chart {
 						if iv.Load || iv.Failed || iv.Op != op || iv.Intended != intended || iv.H.TotalCount() == 0 || skip[ivKey{false, ms(iv.EndS)}] {
 							continue
 						}
-						s.Points = append(s.Points, XY{iv.EndS, float64(iv.H.ValueAtQuantile(q.q)) / 1e3})
+						s.Points = append(s.Points, XY{X: iv.EndS, Y: float64(iv.H.ValueAtQuantile(q.q)) / 1e3})
 					}
 					c.Series = appendSeries(c.Series, s)
 				}
@@ -233,7 +234,7 @@ func latencyCharts(run *Run, notes *[]string) []*Chart {
 			s := Series{Name: q.name, Color: q.color}
 			for j, r := range run.Rows {
 				if r.Phase != "load" && r.Ops > 0 && r.HasLatency && !skip[j] {
-					s.Points = append(s.Points, XY{r.ElapsedS, get[i](r)})
+					s.Points = append(s.Points, XY{X: r.ElapsedS, Y: get[i](r)})
 				}
 			}
 			c.Series = appendSeries(c.Series, s)
@@ -281,7 +282,7 @@ func spectrumCharts(run *Run, notes *[]string) []*Chart {
 					if b.Quantile >= 100 {
 						continue
 					}
-					s.Points = append(s.Points, XY{1 / (1 - b.Quantile/100), float64(b.ValueAt) / 1e3})
+					s.Points = append(s.Points, XY{X: 1 / (1 - b.Quantile/100), Y: float64(b.ValueAt) / 1e3})
 				}
 				c.Series = appendSeries(c.Series, s)
 			}
@@ -302,7 +303,7 @@ func spectrumCharts(run *Run, notes *[]string) []*Chart {
 			if st.P99US == nil {
 				return nil // nothing succeeded: no latency to plot
 			}
-			return []XY{{1 / (1 - 0.50), report.Micros(st.P50US)}, {1 / (1 - 0.95), report.Micros(st.P95US)}, {1 / (1 - 0.99), report.Micros(st.P99US)}, {1 / (1 - 0.999), report.Micros(st.P999US)}}
+			return []XY{{X: 1 / (1 - 0.50), Y: report.Micros(st.P50US)}, {X: 1 / (1 - 0.95), Y: report.Micros(st.P95US)}, {X: 1 / (1 - 0.99), Y: report.Micros(st.P99US)}, {X: 1 / (1 - 0.999), Y: report.Micros(st.P999US)}}
 		}
 		c.Series = append(c.Series, Series{Name: "service time", Color: colBlue, Points: pts(o.OpStats)})
 		if o.Intended != nil {
@@ -356,9 +357,9 @@ func hostCharts(run *Run, notes *[]string) (cpu, nic *Chart) {
 		if skip[i] {
 			continue
 		}
-		all = append(all, XY{r.ElapsedS, r.CPU})
+		all = append(all, XY{X: r.ElapsedS, Y: r.CPU})
 		if cores > 0 {
-			proc = append(proc, XY{r.ElapsedS, procShare(r, cores)})
+			proc = append(proc, XY{X: r.ElapsedS, Y: procShare(r, cores)})
 		}
 	}
 	cpu.Series = appendSeries(nil, Series{Name: "all processes", Color: colBlue, Points: all}, Series{Name: "benchtop", Color: colOrange, Points: proc})
@@ -370,8 +371,8 @@ func hostCharts(run *Run, notes *[]string) (cpu, nic *Chart) {
 		if skip[i] {
 			continue
 		}
-		rx = append(rx, XY{r.ElapsedS, r.RxBps / 1e6})
-		tx = append(tx, XY{r.ElapsedS, r.TxBps / 1e6})
+		rx = append(rx, XY{X: r.ElapsedS, Y: r.RxBps / 1e6})
+		tx = append(tx, XY{X: r.ElapsedS, Y: r.TxBps / 1e6})
 	}
 	nic.Series = appendSeries(nil, Series{Name: "received", Color: colGreen, Points: rx}, Series{Name: "sent", Color: colPurple, Points: tx})
 	if link := linkMBps(&run.Summary); link > 0 {
