@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"benchtop/engine"
+	"benchtop/workload"
 )
 
 // send fans one control out to the live agents, in parallel.
@@ -141,11 +142,11 @@ func (c *Coordinator) SetPartitions(n int) error {
 	}
 	c.mu.Lock()
 	for i, a := range live {
-		a.wantParts = int(Portion(int64(n), i, len(live)))
+		a.wantParts = int(workload.Portion(int64(n), i, len(live)))
 	}
 	c.mu.Unlock()
 	c.sendTo(live, Control{Op: "partitions"}, func(i, k int) Control {
-		return Control{Op: "partitions", N: int(Portion(int64(n), i, k))}
+		return Control{Op: "partitions", N: int(workload.Portion(int64(n), i, k))}
 	})
 	return nil
 }

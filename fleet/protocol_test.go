@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
+	"benchtop/workload"
 )
 
 func TestNoTokenOnlyLoopback(t *testing.T) {
@@ -189,10 +190,10 @@ func TestSplit(t *testing.T) {
 	t.Parallel()
 	var sum int64
 	for i := range 7 {
-		if PortionStart(100, i, 7) != sum {
-			t.Errorf("start of %d = %d, want %d", i, PortionStart(100, i, 7), sum)
+		if workload.PortionStart(100, i, 7) != sum {
+			t.Errorf("start of %d = %d, want %d", i, workload.PortionStart(100, i, 7), sum)
 		}
-		sum += Portion(100, i, 7)
+		sum += workload.Portion(100, i, 7)
 	}
 	if sum != 100 {
 		t.Errorf("portions add up to %d", sum)

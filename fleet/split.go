@@ -10,29 +10,6 @@ import (
 	"benchtop/workload"
 )
 
-// Portion is agent i's part of total split over n agents: the first
-// total%n agents get one more, so the parts add up to total exactly.
-func Portion(total int64, i, n int) int64 {
-	if n <= 0 {
-		return total
-	}
-	p := total / int64(n)
-	if int64(i) < total%int64(n) {
-		p++
-	}
-	return p
-}
-
-// PortionStart is where agent i's part starts: the sum of the parts
-// before it.
-func PortionStart(total int64, i, n int) int64 {
-	if n <= 0 {
-		return 0
-	}
-	q, r := total/int64(n), total%int64(n)
-	return int64(i)*q + min(int64(i), r)
-}
-
 // CheckSplit refuses, with one line, a run that cannot be split over n
 // agents: an operation count smaller than the fleet (an agent with 0
 // would run without a limit), and load.before.run (its key range would
@@ -82,7 +59,7 @@ func SplitProps(command, name string, base map[string]string, i, n int, caps ada
 	p := adapters.NewReader(adapters.Properties(base))
 	sh := Share{Threads: p.Int("threadcount", 1, 1, math.MaxInt32), InsertStart: -1, InsertCount: -1, Partitions: -1}
 	if DividesPartitions(name, caps) {
-		sh.Partitions = int(Portion(int64(p.Int("partitions", 1, 1, math.MaxInt32)), i, n))
+		sh.Partitions = int(workload.Portion(int64(p.Int("partitions", 1, 1, math.MaxInt32)), i, n))
 		out["partitions"] = strconv.Itoa(max(sh.Partitions, 1))
 	}
 	if t := p.Float("target", 0, 0, math.MaxFloat64); t > 0 {
@@ -90,23 +67,14 @@ func SplitProps(command, name string, base map[string]string, i, n int, caps ada
 		out["target"] = strconv.FormatFloat(sh.Target, 'f', -1, 64)
 	}
 	if oc := p.Int64("operationcount", 0, 0, math.MaxInt64); oc > 0 && command == "run" {
-		sh.OperationCount = Portion(oc, i, n)
+		sh.OperationCount = workload.Portion(oc, i, n)
 		out["operationcount"] = strconv.FormatInt(sh.OperationCount, 10)
 	}
 	if g := workload.GroupOf(name); g != nil && g.AgentProps != nil {
 		g.AgentProps(out, i) // the stream's origin
 	}
-	if command == "load" && name == "core" && !caps.StartsEmpty {
-		rc := p.Int64("recordcount", 0, 0, math.MaxInt64)
-		start := p.Int64("insertstart", 0, 0, math.MaxInt64)
-		count := p.Int64("insertcount", rc-start, 0, math.MaxInt64)
-		if count < 0 {
-			count = 0
-		}
-		sh.InsertStart = start + PortionStart(count, i, n)
-		sh.InsertCount = Portion(count, i, n)
-		out["insertstart"] = strconv.FormatInt(sh.InsertStart, 10)
-		out["insertcount"] = strconv.FormatInt(sh.InsertCount, 10)
+	if g := workload.GroupOf(name); command == "load" && g != nil && g.SplitLoad != nil && !caps.StartsEmpty {
+		sh.InsertStart, sh.InsertCount = g.SplitLoad(out, i, n) // the core workload's key range
 	}
 	return out, sh
 }

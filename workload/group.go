@@ -21,6 +21,11 @@ type Group struct {
 	// AgentProps sets agent i's (from 0) own properties in props (the
 	// stream's origin: rows name their producer across the fleet).
 	AgentProps func(props map[string]string, i int)
+	// SplitLoad, when set, gives agent i of n its part of a load into a
+	// store the agents share, so that the fleet loads every record once:
+	// it sets the part in props (YCSB's parallel-load recipe, insertstart
+	// and insertcount) and returns where it starts and how many it holds.
+	SplitLoad func(props map[string]string, i, n int) (start, count int64)
 	// MergeViews adds the agents' views of one interval (nil ones
 	// skipped) into the fleet's; shared as in Partitioned.
 	MergeViews func(views []*View, shared bool) *View
@@ -95,4 +100,27 @@ func GroupOf(name string) *Group {
 		return nil
 	}
 	return f.Group
+}
+
+// Portion is agent i's part of total split over n agents: the first
+// total%n agents get one more, so the parts add up to total exactly.
+func Portion(total int64, i, n int) int64 {
+	if n <= 0 {
+		return total
+	}
+	p := total / int64(n)
+	if int64(i) < total%int64(n) {
+		p++
+	}
+	return p
+}
+
+// PortionStart is where agent i's part starts: the sum of the parts
+// before it.
+func PortionStart(total int64, i, n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	q, r := total/int64(n), total%int64(n)
+	return int64(i)*q + min(int64(i), r)
 }

@@ -15,6 +15,7 @@ import (
 	"benchtop/engine"
 	"benchtop/fleet"
 	"benchtop/internal/output"
+	"benchtop/workload"
 	"benchtop/workload/stream"
 )
 
@@ -145,7 +146,7 @@ func TestFleetStreamRedis(t *testing.T) {
 		var parts int
 		var produced, consumed int64
 		for i, a := range doc.Agents {
-			if want := int(fleet.Portion(8, i, 3)); a.Share.Partitions != want || a.Summary.Stream.PartitionsFinal != want {
+			if want := int(workload.Portion(8, i, 3)); a.Share.Partitions != want || a.Summary.Stream.PartitionsFinal != want {
 				t.Errorf("agent %s: %d partitions (its stream %d), want its portion %d", a.Name, a.Share.Partitions, a.Summary.Stream.PartitionsFinal, want)
 			}
 			parts += a.Share.Partitions
@@ -224,7 +225,7 @@ func TestFleetStreamRedis(t *testing.T) {
 			t.Errorf("the fleet's partitions end at %d, want 7", final.Partitions)
 		}
 		for i, r := range final.Agents {
-			if want := int(fleet.Portion(7, i, 3)); r.Partitions != want {
+			if want := int(workload.Portion(7, i, 3)); r.Partitions != want {
 				t.Errorf("agent %s ends with %d partitions, want %d of 7", r.Name, r.Partitions, want)
 			}
 		}

@@ -7,6 +7,7 @@ package ycsb
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -43,6 +44,7 @@ func init() {
 			return err
 		},
 		Properties: properties,
+		Group:      &workload.Group{SplitLoad: splitLoad},
 		New: func(command string, p adapters.Properties, db adapters.DB) (workload.Workload, error) {
 			cfg, err := ParseConfig(command, p)
 			if err != nil {
@@ -315,4 +317,19 @@ func (cw *coreWorker) value(i int, key, field string) []byte {
 	}
 	off := cw.r.IntN(len(w.randPool) - size + 1)
 	return w.randPool[off : off+size : off+size]
+}
+
+// splitLoad gives agent i of n of a fleet its part of the records a load
+// inserts (YCSB's parallel-load recipe: insertstart and insertcount), so
+// that the fleet loads every record exactly once.
+func splitLoad(props map[string]string, i, n int) (start, count int64) {
+	p := adapters.NewReader(adapters.Properties(props))
+	rc := p.Int64("recordcount", 0, 0, math.MaxInt64)
+	first := p.Int64("insertstart", 0, 0, math.MaxInt64)
+	total := max(p.Int64("insertcount", rc-first, 0, math.MaxInt64), 0)
+	start = first + workload.PortionStart(total, i, n)
+	count = workload.Portion(total, i, n)
+	props["insertstart"] = strconv.FormatInt(start, 10)
+	props["insertcount"] = strconv.FormatInt(count, 10)
+	return start, count
 }
