@@ -30,6 +30,9 @@ type AgentConfig struct {
 	// Once ends ServeListener after the first session that ran (a
 	// Kubernetes Job's pod completes).
 	Once bool
+	// IdleTimeout ends ServeListener with an *IdleError when no
+	// authenticated coordinator held the agent for that long (0: never).
+	IdleTimeout time.Duration
 	// AuthTimeout is how long a connection to ServeListener has to finish
 	// its TLS handshake and prove the token (DefaultAuthTimeout when 0).
 	AuthTimeout time.Duration

@@ -23,8 +23,9 @@
 //     engine.Runner, its intervals sent, the controls applied); listen.go
 //     (listening on TCP/TLS or stdio); gate.go (what idle or hostile
 //     connections cannot do: the authentication deadline, the bound on
-//     those waiting, busy only once a coordinator authenticated); facts.go
-//     (what it says of its host).
+//     those waiting, busy only once a coordinator authenticated); idle.go
+//     (--idle-timeout: an agent no coordinator held for that long ends);
+//     facts.go (what it says of its host).
 //   - How the work is divided: split.go (each agent's properties: its
 //     share of the operations, the target, the key range and the
 //     partitions); shared.go (a stream whose server divides the

@@ -31,6 +31,13 @@ type gate struct {
 	waiting *list.List // of *pending, oldest first
 	busy    *pending   // the authenticated coordinator running here
 	notes   map[string]*noteState
+
+	// The idle clock (idle.go): AgentConfig.IdleTimeout, its timer, and
+	// whether it ended the agent.
+	idleFor   time.Duration
+	idleTimer *time.Timer
+	idleOver  bool
+	onIdle    func()
 }
 
 // pending is one accepted connection.
@@ -39,6 +46,7 @@ type pending struct {
 	peer    string
 	elem    *list.Element // in gate.waiting while it has not authenticated
 	evicted bool          // closed to make room for a newer one
+	claimed bool          // it authenticated and held the agent
 }
 
 func newGate(max int, cfg *AgentConfig) *gate {
@@ -82,7 +90,10 @@ func (g *gate) authenticated(p *pending) (release func(), err error) {
 	if g.busy != nil {
 		return nil, &busyError{with: g.busy.peer}
 	}
-	g.busy = p
+	if !g.stopIdleLocked() {
+		return nil, net.ErrClosed // the idle timeout ended the agent
+	}
+	g.busy, p.claimed = p, true
 	_ = p.conn.SetDeadline(time.Time{})
 	return func() {
 		g.mu.Lock()

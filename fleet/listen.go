@@ -37,7 +37,9 @@ const (
 )
 
 // ServeListener serves coordinators from ln until ctx is done, or, with
-// cfg.Once, until a session that ran something ends.
+// cfg.Once, until a session that ran something ends, or, with
+// cfg.IdleTimeout, until no coordinator held the agent for that long: it
+// then returns an *IdleError (idle.go).
 //
 // A connection is nobody's until it authenticates: it must finish the TLS
 // handshake (if any) and prove the token within cfg.AuthTimeout, or it is
@@ -46,7 +48,7 @@ const (
 // hold the agent nor keep a real coordinator out. The agent is busy only
 // once a coordinator has authenticated: a second authenticated
 // coordinator is refused as busy while a run goes on.
-func ServeListener(ctx context.Context, ln net.Listener, cfg AgentConfig) error {
+func ServeListener(ctx context.Context, ln net.Listener, cfg AgentConfig) (err error) {
 	cfg.CheckToken = true
 	if cfg.AuthTimeout <= 0 {
 		cfg.AuthTimeout = DefaultAuthTimeout
@@ -61,6 +63,13 @@ func ServeListener(ctx context.Context, ln net.Listener, cfg AgentConfig) error 
 		ln.Close()
 	}()
 	g := newGate(cfg.MaxUnauthenticated, &cfg)
+	g.startIdle(cfg.IdleTimeout, cancel)
+	defer func() {
+		if ierr := g.idleErr(); err == nil && ierr != nil {
+			cfg.logf("%v", ierr)
+			err = ierr
+		}
+	}()
 	var backoff time.Duration
 	for {
 		c, err := ln.Accept()
@@ -111,6 +120,7 @@ func (g *gate) serveConn(ctx context.Context, p *pending) (ran bool) {
 		failed:        func(err error) { g.handshakeFailed(p, err) },
 	}
 	ran, err := serve(ctx, NewConn(c, c, c), peer, *g.cfg, hooks)
+	g.sessionEnded(p, ran)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errHandshake) {
 		g.cfg.logf("session with %s ended: %v", peer, err)
 	}

@@ -24,6 +24,7 @@ func Compare(base, run *Run, baseName, runName string) *Report {
 	}
 	r.Header = header([]*Run{base, run})
 	r.Headline = compareHeadline(base, run)
+	r.Thresholds = thresholdSection(run)
 	r.Limits, r.Advice = compareFindings(base, run)
 	r.Throughput = overlay("throughput", "Throughput over time, both runs", "operations/s", base, run, throughputOf)
 	if c := overlay("p99", "p99 latency over time, both runs", "", base, run, p99Of); c != nil {

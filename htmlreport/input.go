@@ -1,5 +1,6 @@
 // Package htmlreport renders a run as one self-contained HTML page to hand
-// over: its metadata, throughput and latency over time with every change
+// over: its metadata, the --threshold verdicts and the exit status they
+// gave (thresholds.go), throughput and latency over time with every change
 // marked, the latency percentile spectrum per operation, the client's CPU
 // and network, the segments (what-if) table, the stream and time-series
 // tables, and what limited the run. `benchtop report` reads a run from the

@@ -22,6 +22,8 @@ type Report struct {
 	RunNames []string
 	Header   []Fact
 	Headline []Figure
+	// Thresholds are the --threshold verdicts (thresholds.go; nil: none).
+	Thresholds *ThresholdSection `json:",omitempty"`
 	// Notes say what the exports lacked and what the page shows instead.
 	Notes []string
 	// Limits is "What limited this run".
@@ -56,6 +58,7 @@ func Build(run *Run) *Report {
 	}
 	r.Header = header([]*Run{run})
 	r.Headline = headline(run)
+	r.Thresholds = thresholdSection(run)
 	if run.Capacity != nil {
 		r.Headline = append([]Figure{capacityFigure(run.Capacity)}, r.Headline...)
 		r.Capacity = capacitySection(run)

@@ -23,6 +23,10 @@ type agentOptions struct {
 	TLSCert   string
 	TLSKey    string
 	Once      bool
+	// IdleTimeout ends an agent with --once that no coordinator held for
+	// that long (exit 1); IdleSet: given on the command line.
+	IdleTimeout time.Duration
+	IdleSet     bool
 	// AuthTimeout and MaxUnauthenticated guard the listener against
 	// connections that never authenticate (fleet.ServeListener).
 	AuthTimeout        time.Duration
@@ -30,17 +34,27 @@ type agentOptions struct {
 }
 
 const agentUsage = `Usage:
-  benchtop agent --listen ADDR [--token-file FILE] [--tls-cert FILE --tls-key FILE] [--once]
-                 [--auth-timeout 5s] [--max-unauthenticated 64]
+  benchtop agent --listen ADDR [--token-file FILE] [--tls-cert FILE --tls-key FILE]
+                 [--once [--idle-timeout 1h]] [--auth-timeout 5s] [--max-unauthenticated 64]
   benchtop agent --stdio          (run by a coordinator's --ssh through OpenSSH)
 
 An agent runs nothing until an authenticated coordinator (benchtop run ...
 --agents HOST:PORT) sends it a run. The shared token comes from --token-file
 or BENCHTOP_TOKEN, never from the command line; without one the agent
-listens on loopback only. --once exits after one run (a Kubernetes Job).
+listens on loopback only. --once exits after one run (a Kubernetes Job);
+such an agent that no coordinator held within --idle-timeout (default 1h,
+0: wait for ever) exits 1, saying so.
 A connection that has not authenticated within --auth-timeout is closed;
 at most --max-unauthenticated wait at once (the oldest is closed to make
 room), and none keeps a coordinator out.`
+
+// defaultIdleTimeout is --idle-timeout when --once is given without it:
+// an agent of a Job that no coordinator reaches frees its CPUs within the
+// hour. maxIdleTimeout is the longest allowed (a week).
+const (
+	defaultIdleTimeout = time.Hour
+	maxIdleTimeout     = 7 * 24 * time.Hour
+)
 
 // errAgentHelp is --help: the usage on stdout, exit status 0.
 var errAgentHelp = errors.New("help")
@@ -79,6 +93,15 @@ func parseAgentArgs(args []string) (*agentOptions, error) {
 			o.TLSCert, err = need()
 		case "tls-key":
 			o.TLSKey, err = need()
+		case "idle-timeout":
+			var v string
+			if v, err = need(); err == nil {
+				o.IdleTimeout, err = time.ParseDuration(strings.TrimSpace(v))
+				if err != nil || o.IdleTimeout < 0 || (o.IdleTimeout > 0 && o.IdleTimeout < 100*time.Millisecond) || o.IdleTimeout > maxIdleTimeout {
+					return nil, usagef("agent: --idle-timeout %q: expected 0 (wait for ever) or a duration from 100ms to 168h, e.g. 15m", v)
+				}
+				o.IdleSet = true
+			}
 		case "auth-timeout":
 			var v string
 			if v, err = need(); err == nil {
@@ -100,7 +123,7 @@ func parseAgentArgs(args []string) (*agentOptions, error) {
 		case "h", "help":
 			return nil, errAgentHelp
 		default:
-			return nil, usagef("agent: unknown flag %q (allowed: --listen, --stdio, --once, --token-file, --tls-cert, --tls-key, --auth-timeout, --max-unauthenticated)", a)
+			return nil, usagef("agent: unknown flag %q (allowed: --listen, --stdio, --once, --idle-timeout, --token-file, --tls-cert, --tls-key, --auth-timeout, --max-unauthenticated)", a)
 		}
 		if err != nil {
 			return nil, err
@@ -117,6 +140,11 @@ func parseAgentArgs(args []string) (*agentOptions, error) {
 		return nil, usagef("agent: --tls-cert: not with --stdio (ssh encrypts the channel)")
 	case o.Stdio && (o.AuthTimeout != 0 || o.MaxUnauthenticated != 0):
 		return nil, usagef("agent: --auth-timeout and --max-unauthenticated go with --listen (over --stdio ssh authenticates)")
+	case o.IdleSet && (o.Stdio || !o.Once):
+		return nil, usagef("agent: --idle-timeout goes with --listen and --once (an agent without --once serves coordinators until stopped)")
+	}
+	if o.Once && !o.IdleSet {
+		o.IdleTimeout = defaultIdleTimeout
 	}
 	return o, nil
 }
@@ -139,7 +167,7 @@ func agentCommand(st *State, args []string) int {
 		return exitUsage
 	}
 	cfg := fleet.AgentConfig{Token: token, Log: st.Stderr, Version: "benchtop (development build)", Once: o.Once,
-		AuthTimeout: o.AuthTimeout, MaxUnauthenticated: o.MaxUnauthenticated}
+		IdleTimeout: o.IdleTimeout, AuthTimeout: o.AuthTimeout, MaxUnauthenticated: o.MaxUnauthenticated}
 	if o.Stdio {
 		if err := fleet.ServeStdio(st.ctx(), st.Stdin, st.Stdout, cfg); err != nil {
 			return exitFailure
@@ -170,9 +198,15 @@ func agentCommand(st *State, args []string) int {
 	if tlsCfg != nil {
 		mode += ", TLS"
 	}
+	if o.Once && o.IdleTimeout > 0 {
+		mode += fmt.Sprintf(", --once, exits 1 if no coordinator comes within %s", o.IdleTimeout)
+	}
 	fmt.Fprintf(st.Stderr, "benchtop agent: listening on %s (%s)\n", ln.Addr(), mode)
 	if err := fleet.ServeListener(st.ctx(), ln, cfg); err != nil {
-		st.tell("agent: %v", err)
+		var idle *fleet.IdleError
+		if !errors.As(err, &idle) { // that one the agent's log told
+			st.tell("agent: %v", err)
+		}
 		return exitFailure
 	}
 	return exitOK
