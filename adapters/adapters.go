@@ -62,10 +62,22 @@ type DB interface {
 // BatchInserter is implemented by adapters that can insert many records in
 // one call. The load phase uses it when present and BatchSize() > 1,
 // handing it up to BatchSize() records at a time; each record counts as one
-// INSERT whose latency is the whole call's.
+// INSERT whose latency is the whole call's (unless BatchQueuer says the
+// batches report as YCSB's JDBC binding's).
 type BatchInserter interface {
 	BatchSize() int
 	InsertBatch(ctx context.Context, table string, records []Record) error
+}
+
+// BatchQueuer is implemented by a BatchInserter whose load reports as
+// YCSB's JDBC binding with jdbc.batchupdateapi=true: QueuesBatches true
+// says that of each full batch every record but the last counts as
+// queued (YCSB's BATCHED_OK, timed over its own queuing) and the last as
+// the one that sent the batch (OK, timed over its queuing, the call and
+// the commit); a short batch, the load's last, is all queued and its
+// sending measured by none (YCSB's cleanup). See workload.Queuer.
+type BatchQueuer interface {
+	QueuesBatches() bool
 }
 
 // Partitioned is implemented by adapters whose store has partitions of its

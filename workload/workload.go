@@ -43,6 +43,25 @@ type Delayer interface {
 	Delay() time.Duration
 }
 
+// Queuer is implemented by workers whose load steps may queue records in
+// a batch as YCSB's JDBC binding does with jdbc.batchupdateapi=true, each
+// record a call of its own there: every record but the one that fills the
+// batch returns BATCHED_OK, timed over its queuing (addBatch), and the one
+// that fills it returns OK, timed over its queuing, the batch's sending
+// and commit; records still queued at the end are sent at cleanup,
+// measured by none.
+//
+// After each Load step the runner asks Queued: nil means the step was
+// not a queued batch (each record gets the step's latency, as without
+// Queuer). Otherwise took holds the queuing time (ns) of each record that
+// returned BATCHED_OK; the step's one record past them, when there is
+// one, sent the batch, and its latency is the rest of the step. When
+// every record of the step is in took, the sending is measured by none
+// (the load's last, short batch: YCSB's cleanup).
+type Queuer interface {
+	Queued() (took []int64)
+}
+
 // Workload is what the runner drives.
 type Workload interface {
 	// OpNames names the operation types by index (at most MaxOps), in the

@@ -74,6 +74,7 @@ type DB struct {
 var (
 	_ adapters.DB            = (*DB)(nil)
 	_ adapters.BatchInserter = (*DB)(nil)
+	_ adapters.BatchQueuer   = (*DB)(nil)
 	_ adapters.Describer     = (*DB)(nil)
 	_ adapters.Preparer      = (*DB)(nil)
 	_ adapters.Partitioned   = (*DB)(nil)
@@ -162,3 +163,8 @@ func (db *DB) createTable(ctx context.Context) (sqlbase.Table, error) {
 // BatchSize is db.batchsize when the load batches (jdbc.batchupdateapi, or
 // jdbc.autocommit=false), else 1.
 func (db *DB) BatchSize() int { return db.batch.Rows }
+
+// QueuesBatches says the load's batches report as YCSB's binding's with
+// jdbc.batchupdateapi=true: BATCHED_OK for each queued record, OK for the
+// one that sends the batch (see sqlbase.Batch.API).
+func (db *DB) QueuesBatches() bool { return db.batch.API }

@@ -108,6 +108,7 @@ type coreWorkload struct {
 	loadEnd     int64 // first key number not loaded by this load phase
 	batch       int   // load-phase batch size (1 = plain Insert)
 	batcher     adapters.BatchInserter
+	queues      bool // the batcher's batches report as queued (adapters.BatchQueuer)
 	randPool    []byte
 	// deleted holds the key numbers this run deleted (dataintegrity
 	// only): a read of one of them that is not found is no missing
@@ -159,6 +160,9 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 	if bi, ok := db.(adapters.BatchInserter); ok && bi.BatchSize() > 1 {
 		w.batcher = bi
 		w.batch = bi.BatchSize()
+		if q, ok := db.(adapters.BatchQueuer); ok {
+			w.queues = q.QueuesBatches()
+		}
 	}
 	// Random values are slices of one read-only pool of printable bytes
 	// (YCSB's RandomByteIterator draws printable characters too): adapters
@@ -258,6 +262,11 @@ type coreWorker struct {
 	seen    []bool // verify: fields met in one read
 	verBuf  []byte // verify: the value expected
 	retry   loadRetry
+	// took is the last load step's queuing time of each record that only
+	// queued (workload.Queuer), nil when the step queued none; clock
+	// times it (ns, monotonic).
+	took  []int64
+	clock func() int64
 }
 
 func (w *coreWorkload) newWorker(seed uint64) *coreWorker {
@@ -270,6 +279,7 @@ func (w *coreWorkload) newWorker(seed uint64) *coreWorker {
 		seen:    make([]bool, len(w.fieldNames)),
 		names:   make([]string, 0, len(w.fieldNames)),
 		perm:    make([]int, len(w.fieldNames)),
+		clock:   monotonic,
 	}
 	for i := range cw.perm {
 		cw.perm[i] = i

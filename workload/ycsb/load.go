@@ -33,6 +33,7 @@ func (cw *coreWorker) Delay() time.Duration {
 // records, 0 when the load is done. Each try is measured as an INSERT, as
 // YCSB's measurements count every attempt.
 func (cw *coreWorker) Load(ctx context.Context, limit func(int) int) (int, error) {
+	cw.took = nil
 	if cw.retry.pending {
 		return cw.loadAgain(ctx)
 	}
@@ -62,13 +63,43 @@ func (cw *coreWorker) Load(ctx context.Context, limit func(int) int) (int, error
 	return want, err
 }
 
-// buildBatch fills cw.batch with the next want records. Batches need
-// stable keys and values until the call returns: they are built in
-// per-call arenas.
+// epoch is the origin of monotonic.
+var epoch = time.Now()
+
+// monotonic is the time (ns) on the monotonic clock.
+func monotonic() int64 { return int64(time.Since(epoch)) }
+
+// Queued implements workload.Queuer: the queuing time of each record of
+// the last load step that only queued, when the adapter's batches report
+// as queued.
+func (cw *coreWorker) Queued() []int64 { return cw.took }
+
+// queuedTimes keeps in cw.took what YCSB's rule makes of a batch of n
+// records whose records' own times are took (all of them, built or not):
+// a full batch's last record sends it, so it is left out (the runner
+// gives it the rest of the step); a short one, the load's last, is all
+// queued.
+func (cw *coreWorker) queuedTimes(took []int64, n int) {
+	if n >= cw.w.batch {
+		took = took[:n-1]
+	}
+	cw.took = took
+}
+
+// buildBatch fills cw.batch with the next want records, timing each
+// record's building when the batches report as queued (its addBatch, in
+// YCSB's binding). Batches need stable keys and values until the call
+// returns: they are built in per-call arenas.
 func (cw *coreWorker) buildBatch(want int) {
 	w := cw.w
 	cw.batch = cw.batch[:0]
 	var valArena []byte
+	var took []int64
+	var last int64
+	if w.queues {
+		took = make([]int64, 0, want)
+		last = cw.clock()
+	}
 	for i := 0; i < want; i++ {
 		n := w.keySequence.Next()
 		key := string(w.keyInto(&cw.keyArr, n))
@@ -79,6 +110,14 @@ func (cw *coreWorker) buildBatch(want int) {
 			vals[j] = adapters.Field{Name: name, Value: valArena[len(valArena)-len(v):]}
 		}
 		cw.batch = append(cw.batch, adapters.Record{Key: key, Fields: vals})
+		if w.queues {
+			now := cw.clock()
+			took = append(took, now-last)
+			last = now
+		}
+	}
+	if w.queues {
+		cw.queuedTimes(took, want)
 	}
 }
 
@@ -136,6 +175,10 @@ func (cw *coreWorker) loadAgain(ctx context.Context) (int, error) {
 		n, err = len(cw.retry.batch), w.batcher.InsertBatch(ctx, w.cfg.Table, cw.retry.batch)
 	} else {
 		n, err = 1, w.db.Insert(ctx, w.cfg.Table, cw.retry.key, cw.retry.fields)
+	}
+	if err == nil && cw.retry.batch != nil && w.queues {
+		// Queued before: the records' queuing takes no time now.
+		cw.queuedTimes(make([]int64, n), n)
 	}
 	if err == nil || !cw.scheduleRetry() {
 		cw.retry = loadRetry{fields: cw.retry.fields[:0]}
