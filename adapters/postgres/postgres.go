@@ -48,7 +48,9 @@ func init() {
 		Description: "PostgreSQL, as YCSB's JDBC binding drives it: usertable's YCSB_KEY and FIELD columns, prepared statements",
 		Prefixes:    sqlbase.Prefixes,
 		Keys:        sqlbase.Keys,
-		Notes:       func(p adapters.Properties) []string { return sqlbase.Notes(p, driverName) },
+		Notes: func(p adapters.Properties) []string {
+			return append(sqlbase.Notes(p, driverName), urlWarnings(p[sqlbase.PropURL])...)
+		},
 		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(ctx, props)
 		},

@@ -236,7 +236,7 @@ func TestCheck(t *testing.T) {
 
 func TestReadConfig(t *testing.T) {
 	c, err := ReadConfig(adapters.Properties{PropURL: "postgres://h/db"})
-	if err != nil || c.Table != "usertable" || c.Fields != 10 || c.FieldPrefix != "field" || !c.AutoCommit || c.BatchSize != -1 || c.Threads != 1 {
+	if err != nil || c.Table != "usertable" || c.Fields != 10 || c.FieldPrefix != "field" || !c.AutoCommit || c.BatchSize != -1 || c.Threads != 1 || c.Layout != LayoutYCSB {
 		t.Errorf("defaults: %+v, %v", c, err)
 	}
 	for _, tc := range []struct {
@@ -250,6 +250,7 @@ func TestReadConfig(t *testing.T) {
 		{adapters.Properties{PropURL: "x", "fieldnameprefix": "f-"}, "fieldnameprefix"},
 		{adapters.Properties{PropURL: "x", PropBatchSize: "many"}, PropBatchSize},
 		{adapters.Properties{PropURL: "x", PropAutoCommit: "perhaps"}, PropAutoCommit},
+		{adapters.Properties{PropURL: "x", PropLayout: "blob"}, PropLayout},
 	} {
 		_, err := ReadConfig(tc.props)
 		var ce *adapters.ConfigError
