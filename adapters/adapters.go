@@ -161,7 +161,10 @@ const (
 	// workload decides it; an adapter returns not_found).
 	KindMissing  = "missing"
 	KindCanceled = "canceled"
-	KindOther    = "error"
+	// KindDuplicate is an insert of a key that exists already (a second
+	// load into a full table).
+	KindDuplicate = "duplicate"
+	KindOther     = "error"
 )
 
 // KindError attaches an error kind to an error.

@@ -109,7 +109,7 @@ func TestClassify(t *testing.T) {
 		{&gomysql.MySQLError{Number: 1969}, adapters.KindTimeout},
 		{&gomysql.MySQLError{Number: 1213}, adapters.KindThrottled},
 		{&gomysql.MySQLError{Number: 1040}, adapters.KindUnavailable},
-		{&gomysql.MySQLError{Number: 1062}, adapters.KindOther},
+		{&gomysql.MySQLError{Number: 1062}, adapters.KindDuplicate},
 		{&gomysql.MySQLError{Number: 1045}, adapters.KindOther},
 		{gomysql.ErrInvalidConn, adapters.KindUnavailable},
 		{driver.ErrBadConn, adapters.KindUnavailable},

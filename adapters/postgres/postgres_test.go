@@ -78,7 +78,7 @@ func TestClassify(t *testing.T) {
 		{&pgconn.PgError{Code: "40P01"}, adapters.KindThrottled},
 		{&pgconn.PgError{Code: "53300", Message: "sorry, too many clients already"}, adapters.KindUnavailable},
 		{&pgconn.PgError{Code: "57P01"}, adapters.KindUnavailable},
-		{&pgconn.PgError{Code: "23505"}, adapters.KindOther},
+		{&pgconn.PgError{Code: "23505"}, adapters.KindDuplicate},
 		{&pgconn.PgError{Code: "28P01", Message: "password authentication failed"}, adapters.KindOther},
 		{fmt.Errorf("read: %w", io.ErrUnexpectedEOF), adapters.KindUnavailable},
 		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), adapters.KindUnavailable},
