@@ -80,6 +80,19 @@ type BatchQueuer interface {
 	QueuesBatches() bool
 }
 
+// RowTimer is implemented by a BatchInserter whose batches run one
+// statement per record in one transaction, as YCSB's JDBC binding runs
+// its inserts with jdbc.autocommit=false and no jdbc.batchupdateapi (an
+// executeUpdate each, a commit every db.batchsize records; each record OK,
+// timed over its own statement, the commit in the last's): RowTimed says
+// they do for this run, and InsertBatchTimed is InsertBatch that appends
+// to took each record's own time (ns), from the previous record's end (or
+// the call's start) to its statement's end.
+type RowTimer interface {
+	RowTimed() bool
+	InsertBatchTimed(ctx context.Context, table string, records []Record, took []int64) ([]int64, error)
+}
+
 // Partitioned is implemented by adapters whose store has partitions of its
 // own that benchtop does not change while a run goes on (a SQL table's hash
 // partitions): Partitions is how many, what the screen and the reports

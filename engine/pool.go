@@ -243,12 +243,15 @@ func (p *pool) step(ws *wstate) bool {
 	}
 	var op, n int
 	var err error
+	var took []int64 // a load step's records timed one by one (workload.Queuer)
+	var batched bool
 	if p.name == PhaseLoad {
 		n, err = ws.cw.Load(ws.ctx, ws.limit)
 		op = p.wl.LoadOp()
 		if n == 0 {
 			return false
 		}
+		took, batched = ws.queued(err)
 	} else {
 		op, n, err = ws.cw.Transaction(ws.ctx, ws.clock, ws.sub)
 		if p.limited {
@@ -260,8 +263,8 @@ func (p *pool) step(ws *wstate) bool {
 		ws.cutOff(n)
 		return false
 	}
-	if took := ws.queued(err); took != nil {
-		ws.recordQueued(op, n, took, start, end, intended, paced)
+	if took != nil {
+		ws.recordQueued(op, n, took, batched, start, end, intended, paced)
 	} else {
 		ws.record(op, n, start, end, intended, paced, err)
 	}
@@ -299,18 +302,19 @@ func (ws *wstate) record(op, n int, start, end, intended int64, paced bool, err 
 	ws.rec.Unlock()
 }
 
-// queued is what a successful load step of a Queuer queued, nil for any
-// other step.
-func (ws *wstate) queued(err error) []int64 {
+// queued is what a successful load step of a Queuer timed by record, nil
+// for any other step.
+func (ws *wstate) queued(err error) ([]int64, bool) {
 	if ws.queue == nil || err != nil {
-		return nil
+		return nil, false
 	}
 	return ws.queue.Queued()
 }
 
-// sentLatency is YCSB's latency of the record that sends a batch: its own
-// call spans its queuing, the sending and the commit, which is the step's
-// span less the queuing of the records before it (never below zero).
+// sentLatency is YCSB's latency of the record that sends a batch (or
+// commits it): its own call spans its queuing (or statement), the sending
+// and the commit, which is the step's span less the times of the records
+// before it (never below zero).
 func sentLatency(span int64, took []int64) int64 {
 	for _, d := range took {
 		span -= d
@@ -318,17 +322,19 @@ func sentLatency(span int64, took []int64) int64 {
 	return max(span, 0)
 }
 
-// recordQueued records a load step of n records that queued a batch
-// (workload.Queuer): each queued record is a success of its own queuing
-// time, counted as batched (YCSB's BATCHED_OK); the records past them
-// (the one that sent the batch) get sentLatency. Latency from the intended
-// start adds the step's schedule lag to each.
-func (ws *wstate) recordQueued(op, n int, took []int64, start, end, intended int64, paced bool) {
+// recordQueued records a load step of n records timed one by one
+// (workload.Queuer): each record in took is a success of its own time,
+// counted as batched (YCSB's BATCHED_OK) when batched; the records past
+// them (the one that sent or committed the batch) get sentLatency.
+// Latency from the intended start adds the step's schedule lag to each.
+func (ws *wstate) recordQueued(op, n int, took []int64, batched bool, start, end, intended int64, paced bool) {
 	set := ws.rec.Lock()
 	set.Ops += int64(n)
 	lag := start - intended
 	queued := min(len(took), n)
-	set.Batched[op] += int64(queued)
+	if batched {
+		set.Batched[op] += int64(queued)
+	}
 	for _, d := range took[:queued] {
 		set.Record(measure.Slot(op, measure.OK), d)
 		if paced {

@@ -12,7 +12,7 @@ import (
 // queuer is a worker's Queued with a fixed answer.
 type queuer []int64
 
-func (q queuer) Queued() []int64 { return q }
+func (q queuer) Queued() ([]int64, bool) { return q, true }
 
 // TestRecordQueuedIsYCSBRule checks the arithmetic of YCSB's JdbcDBClient
 // with jdbc.batchupdateapi=true: each queued record is a BATCHED_OK of its
@@ -25,14 +25,14 @@ func TestRecordQueuedIsYCSBRule(t *testing.T) {
 	took := []int64{2 * us, 3 * us, 1 * us}
 	start, end := int64(5_000_000), int64(5_000_000)+10_006*us
 	ws := &wstate{rec: measure.NewRecorder(), queue: queuer(took)}
-	got := ws.queued(nil)
-	if len(got) != 3 {
+	got, batched := ws.queued(nil)
+	if len(got) != 3 || !batched {
 		t.Fatalf("queued = %v, want the worker's %v", got, took)
 	}
 	if d := sentLatency(end-start, took); d != 10_000*us {
 		t.Fatalf("sentLatency = %d ns, want 10,006 µs span - 6 µs queuing = 10,000 µs", d)
 	}
-	ws.recordQueued(0, 4, got, start, end, start-50*us, true)
+	ws.recordQueued(0, 4, got, true, start, end, start-50*us, true)
 	set := ws.rec.Lock()
 	defer ws.rec.Unlock()
 	h := set.H[measure.Slot(0, measure.OK)]
@@ -57,7 +57,7 @@ func TestRecordQueuedIsYCSBRule(t *testing.T) {
 func TestRecordQueuedShortBatch(t *testing.T) {
 	t.Parallel()
 	ws := &wstate{rec: measure.NewRecorder()}
-	ws.recordQueued(0, 2, []int64{4000, 5000}, 0, 9_000_000, 0, false)
+	ws.recordQueued(0, 2, []int64{4000, 5000}, true, 0, 9_000_000, 0, false)
 	set := ws.rec.Lock()
 	defer ws.rec.Unlock()
 	h := set.H[measure.Slot(0, measure.OK)]
@@ -71,10 +71,10 @@ func TestRecordQueuedShortBatch(t *testing.T) {
 func TestQueuedOnlyOnSuccess(t *testing.T) {
 	t.Parallel()
 	ws := &wstate{queue: queuer{1, 2}}
-	if got := ws.queued(errors.New("boom")); got != nil {
+	if got, _ := ws.queued(errors.New("boom")); got != nil {
 		t.Errorf("queued after an error = %v, want nil", got)
 	}
-	if got := (&wstate{}).queued(nil); got != nil {
+	if got, _ := (&wstate{}).queued(nil); got != nil {
 		t.Errorf("queued of a worker without Queuer = %v, want nil", got)
 	}
 }
@@ -86,4 +86,21 @@ func histOf(vals ...int64) *hdr.Histogram {
 		_ = h.RecordValue(v)
 	}
 	return h
+}
+
+// TestRecordRowTimed is YCSB's rule with jdbc.autocommit=false and no
+// jdbc.batchupdateapi: every record is OK, timed over its own statement,
+// the last one's over its statement and the commit (the rest of the step).
+func TestRecordRowTimed(t *testing.T) {
+	t.Parallel()
+	const us = int64(1000)
+	ws := &wstate{rec: measure.NewRecorder()}
+	ws.recordQueued(0, 3, []int64{300 * us, 200 * us}, false, 0, 2_500*us, 0, false)
+	set := ws.rec.Lock()
+	defer ws.rec.Unlock()
+	h := set.H[measure.Slot(0, measure.OK)]
+	if set.Ops != 3 || set.Batched[0] != 0 || !h.Equals(histOf(300*us, 200*us, 2_000*us)) {
+		t.Errorf("ops %d, batched %d, min %d max %d ns; want 3, 0 (all OK), latencies 300, 200 and 2,000 µs (statement and commit)",
+			set.Ops, set.Batched[0], h.Min(), h.Max())
+	}
 }

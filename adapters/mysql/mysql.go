@@ -83,6 +83,7 @@ var (
 	_ adapters.DB            = (*DB)(nil)
 	_ adapters.BatchInserter = (*DB)(nil)
 	_ adapters.BatchQueuer   = (*DB)(nil)
+	_ adapters.RowTimer      = (*DB)(nil)
 	_ adapters.Describer     = (*DB)(nil)
 	_ adapters.Preparer      = (*DB)(nil)
 	_ adapters.Partitioned   = (*DB)(nil)

@@ -338,10 +338,34 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 	if db.batch.Rewrite && c.set.SameColumns(db.cols, records) {
 		err = db.insertRewritten(ctx, c, records)
 	} else {
-		err = db.insertEach(ctx, c, records)
+		err = db.insertEach(ctx, c, records, nil)
 	}
 	db.put(c, nil, false)
 	return err
+}
+
+// RowTimed says the load's batches are YCSB's jdbc.autocommit=false
+// without jdbc.batchupdateapi: one INSERT per record, a commit per batch
+// (adapters.RowTimer).
+func (db *DB) RowTimed() bool { return db.batch.Tx && !db.batch.API }
+
+// InsertBatchTimed is InsertBatch appending each record's time to took
+// (adapters.RowTimer): from the previous record's end to its INSERT's,
+// the commit in the last record's.
+func (db *DB) InsertBatchTimed(ctx context.Context, table string, records []adapters.Record, took []int64) ([]int64, error) {
+	if err := db.cfg.CheckTable(table); err != nil {
+		return took, err
+	}
+	if len(records) == 0 {
+		return took, nil
+	}
+	c, err := db.get(ctx)
+	if err != nil {
+		return took, db.opError(ctx, "insert", err)
+	}
+	err = db.insertEach(ctx, c, records, &took)
+	db.put(c, nil, false)
+	return took, err
 }
 
 func (db *DB) insertRewritten(ctx context.Context, c *conn, records []adapters.Record) error {
@@ -371,7 +395,11 @@ func (db *DB) insertRewritten(ctx context.Context, c *conn, records []adapters.R
 	return nil
 }
 
-func (db *DB) insertEach(ctx context.Context, c *conn, records []adapters.Record) error {
+// insertEach inserts the records one INSERT at a time, in one
+// transaction when the batch is committed as one; took, when not nil,
+// gets each record's time (sqlbase.RowClock).
+func (db *DB) insertEach(ctx context.Context, c *conn, records []adapters.Record, took *[]int64) error {
+	clock := sqlbase.StartRowClock(took)
 	var tx driver.Tx
 	if db.batch.Tx {
 		b, ok := c.mc.(driver.ConnBeginTx)
@@ -394,6 +422,7 @@ func (db *DB) insertEach(ctx context.Context, c *conn, records []adapters.Record
 			}
 			return err
 		}
+		clock.Row()
 	}
 	if tx != nil {
 		if err := tx.Commit(); err != nil {
@@ -401,6 +430,7 @@ func (db *DB) insertEach(ctx context.Context, c *conn, records []adapters.Record
 			return db.opError(ctx, "insert", err)
 		}
 	}
+	clock.End()
 	return nil
 }
 

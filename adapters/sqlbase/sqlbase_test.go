@@ -373,3 +373,21 @@ var held atomic.Int64
 func TestKeys(t *testing.T) {
 	adaptertest.CheckKeys(t, Prefixes, Keys, adapters.Properties{PropURL: "x"}, func(r *adapters.Reader) { read(r) })
 }
+
+// A RowClock gives each record one time, the last one's holding what
+// followed it (the commit); started on nil it records nothing.
+func TestRowClock(t *testing.T) {
+	t.Parallel()
+	var took []int64
+	c := StartRowClock(&took)
+	c.Row()
+	c.Row()
+	before := took[1]
+	c.End()
+	if len(took) != 2 || took[0] < 0 || took[1] < before {
+		t.Errorf("took %v: want 2 times, the last grown by End", took)
+	}
+	none := StartRowClock(nil)
+	none.Row()
+	none.End()
+}

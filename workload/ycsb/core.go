@@ -108,7 +108,8 @@ type coreWorkload struct {
 	loadEnd     int64 // first key number not loaded by this load phase
 	batch       int   // load-phase batch size (1 = plain Insert)
 	batcher     adapters.BatchInserter
-	queues      bool // the batcher's batches report as queued (adapters.BatchQueuer)
+	queues      bool              // the batcher's batches report as queued (adapters.BatchQueuer)
+	rowTimer    adapters.RowTimer // the batcher times each record (adapters.RowTimer), or nil
 	randPool    []byte
 	// deleted holds the key numbers this run deleted (dataintegrity
 	// only): a read of one of them that is not found is no missing
@@ -162,6 +163,9 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 		w.batch = bi.BatchSize()
 		if q, ok := db.(adapters.BatchQueuer); ok {
 			w.queues = q.QueuesBatches()
+		}
+		if rt, ok := db.(adapters.RowTimer); ok && !w.queues && rt.RowTimed() {
+			w.rowTimer = rt
 		}
 	}
 	// Random values are slices of one read-only pool of printable bytes
@@ -262,11 +266,14 @@ type coreWorker struct {
 	seen    []bool // verify: fields met in one read
 	verBuf  []byte // verify: the value expected
 	retry   loadRetry
-	// took is the last load step's queuing time of each record that only
-	// queued (workload.Queuer), nil when the step queued none; clock
-	// times it (ns, monotonic).
-	took  []int64
-	clock func() int64
+	// took is the last load step's time of each record timed on its own
+	// (workload.Queuer), nil when the step timed none; batched says they
+	// only queued (BATCHED_OK); clock times them (ns, monotonic); rowTook
+	// is the adapter's times of a RowTimer's batch.
+	took    []int64
+	batched bool
+	rowTook []int64
+	clock   func() int64
 }
 
 func (w *coreWorkload) newWorker(seed uint64) *coreWorker {

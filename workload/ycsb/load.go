@@ -55,12 +55,38 @@ func (cw *coreWorker) Load(ctx context.Context, limit func(int) int) (int, error
 	if want == 0 {
 		return 0, nil
 	}
-	cw.buildBatch(want)
-	err := w.batcher.InsertBatch(ctx, w.cfg.Table, cw.batch)
+	built := cw.buildBatch(want)
+	var err error
+	if w.rowTimer != nil {
+		err = cw.insertRowTimed(ctx, cw.batch, built)
+	} else {
+		err = w.batcher.InsertBatch(ctx, w.cfg.Table, cw.batch)
+	}
 	if err != nil {
 		cw.keepForRetry("", nil, cw.batch)
 	}
 	return want, err
+}
+
+// insertRowTimed inserts records through the adapter's RowTimer and
+// keeps in cw.took each record's building (built, none for a retry) and
+// statement time but the last's: YCSB's executeUpdate per record with
+// jdbc.autocommit=false, each OK, the commit in the last record's time.
+func (cw *coreWorker) insertRowTimed(ctx context.Context, records []adapters.Record, built []int64) error {
+	var err error
+	cw.rowTook, err = cw.w.rowTimer.InsertBatchTimed(ctx, cw.w.cfg.Table, records, cw.rowTook[:0])
+	if err != nil || len(cw.rowTook) != len(records) {
+		return err
+	}
+	took := make([]int64, len(records)-1)
+	for i := range took {
+		took[i] = cw.rowTook[i]
+		if i < len(built) {
+			took[i] += built[i]
+		}
+	}
+	cw.took, cw.batched = took, false
+	return nil
 }
 
 // epoch is the origin of monotonic.
@@ -69,10 +95,10 @@ var epoch = time.Now()
 // monotonic is the time (ns) on the monotonic clock.
 func monotonic() int64 { return int64(time.Since(epoch)) }
 
-// Queued implements workload.Queuer: the queuing time of each record of
-// the last load step that only queued, when the adapter's batches report
-// as queued.
-func (cw *coreWorker) Queued() []int64 { return cw.took }
+// Queued implements workload.Queuer: the time of each record of the last
+// load step timed on its own, when the adapter's batches report as
+// queued (batched) or time each record.
+func (cw *coreWorker) Queued() ([]int64, bool) { return cw.took, cw.batched }
 
 // queuedTimes keeps in cw.took what YCSB's rule makes of a batch of n
 // records whose records' own times are took (all of them, built or not):
@@ -83,20 +109,22 @@ func (cw *coreWorker) queuedTimes(took []int64, n int) {
 	if n >= cw.w.batch {
 		took = took[:n-1]
 	}
-	cw.took = took
+	cw.took, cw.batched = took, true
 }
 
 // buildBatch fills cw.batch with the next want records, timing each
 // record's building when the batches report as queued (its addBatch, in
-// YCSB's binding). Batches need stable keys and values until the call
-// returns: they are built in per-call arenas.
-func (cw *coreWorker) buildBatch(want int) {
+// YCSB's binding; kept in cw.took) or time each record (returned).
+// Batches need stable keys and values until the call returns: they are
+// built in per-call arenas.
+func (cw *coreWorker) buildBatch(want int) []int64 {
 	w := cw.w
 	cw.batch = cw.batch[:0]
 	var valArena []byte
 	var took []int64
 	var last int64
-	if w.queues {
+	timed := w.queues || w.rowTimer != nil
+	if timed {
 		took = make([]int64, 0, want)
 		last = cw.clock()
 	}
@@ -110,7 +138,7 @@ func (cw *coreWorker) buildBatch(want int) {
 			vals[j] = adapters.Field{Name: name, Value: valArena[len(valArena)-len(v):]}
 		}
 		cw.batch = append(cw.batch, adapters.Record{Key: key, Fields: vals})
-		if w.queues {
+		if timed {
 			now := cw.clock()
 			took = append(took, now-last)
 			last = now
@@ -119,6 +147,7 @@ func (cw *coreWorker) buildBatch(want int) {
 	if w.queues {
 		cw.queuedTimes(took, want)
 	}
+	return took
 }
 
 // keepForRetry keeps a failed insert (copied: the buffers are reused) or
@@ -171,9 +200,12 @@ func (cw *coreWorker) loadAgain(ctx context.Context) (int, error) {
 	cw.retry.pending = false
 	var n int
 	var err error
-	if cw.retry.batch != nil {
+	switch {
+	case cw.retry.batch != nil && w.rowTimer != nil:
+		n, err = len(cw.retry.batch), cw.insertRowTimed(ctx, cw.retry.batch, nil)
+	case cw.retry.batch != nil:
 		n, err = len(cw.retry.batch), w.batcher.InsertBatch(ctx, w.cfg.Table, cw.retry.batch)
-	} else {
+	default:
 		n, err = 1, w.db.Insert(ctx, w.cfg.Table, cw.retry.key, cw.retry.fields)
 	}
 	if err == nil && cw.retry.batch != nil && w.queues {
