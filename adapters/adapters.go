@@ -62,10 +62,35 @@ type DB interface {
 // BatchInserter is implemented by adapters that can insert many records in
 // one call. The load phase uses it when present and BatchSize() > 1,
 // handing it up to BatchSize() records at a time; each record counts as one
-// INSERT whose latency is the whole call's.
+// INSERT whose latency is the whole call's (unless BatchQueuer says the
+// batches report as YCSB's JDBC binding's).
 type BatchInserter interface {
 	BatchSize() int
 	InsertBatch(ctx context.Context, table string, records []Record) error
+}
+
+// BatchQueuer is implemented by a BatchInserter whose load reports as
+// YCSB's JDBC binding with jdbc.batchupdateapi=true: QueuesBatches true
+// says that of each full batch every record but the last counts as
+// queued (YCSB's BATCHED_OK, timed over its own queuing) and the last as
+// the one that sent the batch (OK, timed over its queuing, the call and
+// the commit); a short batch, the load's last, is all queued and its
+// sending measured by none (YCSB's cleanup). See workload.Queuer.
+type BatchQueuer interface {
+	QueuesBatches() bool
+}
+
+// RowTimer is implemented by a BatchInserter whose batches run one
+// statement per record in one transaction, as YCSB's JDBC binding runs
+// its inserts with jdbc.autocommit=false and no jdbc.batchupdateapi (an
+// executeUpdate each, a commit every db.batchsize records; each record OK,
+// timed over its own statement, the commit in the last's): RowTimed says
+// they do for this run, and InsertBatchTimed is InsertBatch that appends
+// to took each record's own time (ns), from the previous record's end (or
+// the call's start) to its statement's end.
+type RowTimer interface {
+	RowTimed() bool
+	InsertBatchTimed(ctx context.Context, table string, records []Record, took []int64) ([]int64, error)
 }
 
 // Partitioned is implemented by adapters whose store has partitions of its
@@ -149,7 +174,10 @@ const (
 	// workload decides it; an adapter returns not_found).
 	KindMissing  = "missing"
 	KindCanceled = "canceled"
-	KindOther    = "error"
+	// KindDuplicate is an insert of a key that exists already (a second
+	// load into a full table).
+	KindDuplicate = "duplicate"
+	KindOther     = "error"
 )
 
 // KindError attaches an error kind to an error.

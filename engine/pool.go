@@ -143,6 +143,7 @@ type wstate struct {
 	wakeC   chan struct{} // the waker's token for this worker (buffered 1)
 
 	delay workload.Delayer // nil unless the worker pauses between steps
+	queue workload.Queuer  // nil unless the worker's load steps queue batches
 	sub   workload.SubRecorder
 	limit func(int) int
 	clock func() int64 // p.now, bound once: a method value allocates
@@ -154,6 +155,7 @@ func (p *pool) newWState(w *worker, rec *measure.Recorder) *wstate {
 		waker: p.waker, wakeC: make(chan struct{}, 1)}
 	ws.cw = p.wl.NewWorker(uint64(w.id)*7919 + uint64(time.Now().UnixNano()))
 	ws.delay, _ = ws.cw.(workload.Delayer)
+	ws.queue, _ = ws.cw.(workload.Queuer)
 	ws.sub = func(op int, start, end int64, err error) {
 		set := rec.Lock()
 		if err != nil {
@@ -241,12 +243,15 @@ func (p *pool) step(ws *wstate) bool {
 	}
 	var op, n int
 	var err error
+	var took []int64 // a load step's records timed one by one (workload.Queuer)
+	var batched bool
 	if p.name == PhaseLoad {
 		n, err = ws.cw.Load(ws.ctx, ws.limit)
 		op = p.wl.LoadOp()
 		if n == 0 {
 			return false
 		}
+		took, batched = ws.queued(err)
 	} else {
 		op, n, err = ws.cw.Transaction(ws.ctx, ws.clock, ws.sub)
 		if p.limited {
@@ -258,7 +263,11 @@ func (p *pool) step(ws *wstate) bool {
 		ws.cutOff(n)
 		return false
 	}
-	ws.record(op, n, start, end, intended, paced, err)
+	if took != nil {
+		ws.recordQueued(op, n, took, batched, start, end, intended, paced)
+	} else {
+		ws.record(op, n, start, end, intended, paced, err)
+	}
 	ws.last, ws.chained = end, true
 	return err == nil || ws.ctx.Err() == nil
 }
@@ -289,6 +298,58 @@ func (ws *wstate) record(op, n int, start, end, intended int64, paced bool, err 
 		if lag := start - intended; lag > set.MaxLag {
 			set.MaxLag = lag
 		}
+	}
+	ws.rec.Unlock()
+}
+
+// queued is what a successful load step of a Queuer timed by record, nil
+// for any other step.
+func (ws *wstate) queued(err error) ([]int64, bool) {
+	if ws.queue == nil || err != nil {
+		return nil, false
+	}
+	return ws.queue.Queued()
+}
+
+// sentLatency is YCSB's latency of the record that sends a batch (or
+// commits it): its own call spans its queuing (or statement), the sending
+// and the commit, which is the step's span less the times of the records
+// before it (never below zero).
+func sentLatency(span int64, took []int64) int64 {
+	for _, d := range took {
+		span -= d
+	}
+	return max(span, 0)
+}
+
+// recordQueued records a load step of n records timed one by one
+// (workload.Queuer): each record in took is a success of its own time,
+// counted as batched (YCSB's BATCHED_OK) when batched; the records past
+// them (the one that sent or committed the batch) get sentLatency.
+// Latency from the intended start adds the step's schedule lag to each.
+func (ws *wstate) recordQueued(op, n int, took []int64, batched bool, start, end, intended int64, paced bool) {
+	set := ws.rec.Lock()
+	set.Ops += int64(n)
+	lag := start - intended
+	queued := min(len(took), n)
+	if batched {
+		set.Batched[op] += int64(queued)
+	}
+	for _, d := range took[:queued] {
+		set.Record(measure.Slot(op, measure.OK), d)
+		if paced {
+			set.Record(measure.Slot(op, measure.OKIntended), d+lag)
+		}
+	}
+	if rest := int64(n - queued); rest > 0 {
+		d := sentLatency(end-start, took[:queued])
+		set.RecordN(measure.Slot(op, measure.OK), d, rest)
+		if paced {
+			set.RecordN(measure.Slot(op, measure.OKIntended), d+lag, rest)
+		}
+	}
+	if paced && lag > set.MaxLag {
+		set.MaxLag = lag
 	}
 	ws.rec.Unlock()
 }

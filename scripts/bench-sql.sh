@@ -21,8 +21,9 @@
 # mariadb.sh on BENCH_POSTGRES_PORT (default 25432) and BENCH_MARIADB_PORT
 # (default 23306) and stops them at the end. Each tool loads RECORDS
 # (default 10,000) records of YCSB's 10 fields of 100 bytes into one table
-# benchtop creates (its DDL: a C/binary collation key, bytea/LONGBLOB
-# fields); go-ycsb's keys differ from YCSB's (another hash), so the table
+# benchtop creates (db.tablelayout=binary: a C/binary collation key,
+# bytea/LONGBLOB fields; MariaDB's statements prepared on the server,
+# useServerPrepStmts=true, as go-ycsb's are); go-ycsb's keys differ from YCSB's (another hash), so the table
 # holds both tools' records, each tool reading and updating its own. Both
 # run the same workload file (WORKLOAD, default workloada) with the same
 # record count, operation count and threads; a warm-up run of each is not
@@ -104,14 +105,17 @@ bench() {
 	else
 		eval "$(BENCHTOP_MARIADB_PORT=$my_port bash .ci/servers/mariadb.sh start)"
 		srv_pid=$(head -n 1 "$BENCHTOP_MARIADB_PID_FILE")
-		bt_props=(-p db.url="$BENCHTOP_MYSQL_URL" -p db.passwd="$BENCHTOP_MYSQL_PASSWORD")
+		# go-ycsb's mysql prepares its statements on the server: so does
+		# benchtop here (its default is Connector/J's, text queries).
+		bt_props=(-p db.url="$BENCHTOP_MYSQL_URL?useServerPrepStmts=true" -p db.passwd="$BENCHTOP_MYSQL_PASSWORD")
 		gy_cmd=("$gy" run mysql -p mysql.host=127.0.0.1 -p mysql.port="$my_port" -p mysql.user=benchtop
 			-p mysql.password="$BENCHTOP_MYSQL_PASSWORD" -p mysql.db=ycsb)
 		server="MariaDB $(mariadbd --version | awk '{print $3}')"
 	fi
 	local table=bench_$RANDOM
 	local shared=(-P "workloads/$wl" -p table="$table" -p recordcount="$records")
-	local layout="benchtop's (a C/binary collation key, bytea/LONGBLOB fields)"
+	local layout="benchtop's binary (a C/binary collation key, bytea/LONGBLOB fields)"
+	[[ ${LAYOUT:-} == text ]] || bt_props+=(-p db.tablelayout=binary)
 	if [[ ${LAYOUT:-} == text ]]; then
 		local ddl="CREATE TABLE $table (YCSB_KEY VARCHAR(255) PRIMARY KEY" i
 		for ((i = 0; i < 10; i++)); do ddl+=", FIELD$i TEXT"; done

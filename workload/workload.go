@@ -43,6 +43,28 @@ type Delayer interface {
 	Delay() time.Duration
 }
 
+// Queuer is implemented by workers whose load steps may time each record
+// of a batch on its own, as YCSB's JDBC binding does (each record a call
+// of its own there). With jdbc.batchupdateapi=true every record but the
+// one that fills the batch returns BATCHED_OK, timed over its queuing
+// (addBatch), and the one that fills it returns OK, timed over its
+// queuing, the batch's sending and commit; records still queued at the
+// end are sent at cleanup, measured by none. With jdbc.autocommit=false
+// alone every record is OK, timed over its own statement, and the one
+// that ends the batch's transaction over the commit too.
+//
+// After each Load step the runner asks Queued: nil took means the step
+// was not timed by record (each record gets the step's latency, as
+// without Queuer). Otherwise took holds the time (ns) of each record but
+// the step's last; batched says they returned BATCHED_OK rather than OK.
+// The step's one record past them, when there is one, gets the rest of
+// the step. When every record of the step is in took, the rest is
+// measured by none (the load's last, short, queued batch: YCSB's
+// cleanup).
+type Queuer interface {
+	Queued() (took []int64, batched bool)
+}
+
 // Workload is what the runner drives.
 type Workload interface {
 	// OpNames names the operation types by index (at most MaxOps), in the

@@ -13,25 +13,43 @@ import (
 	"benchtop/adapters/sqlbase"
 )
 
-// conn is one connection with its prepared statements and the scratch
-// space of one operation (a connection serves one worker at a time).
+// conn is one connection with its statements and the scratch space of
+// one operation (a connection serves one worker at a time).
 type conn struct {
 	mc    driver.Conn
-	nc    net.Conn // its socket, for a context's end
+	ex    driver.ExecerContext  // mc's text protocol
+	qu    driver.QueryerContext // mc's text protocol
+	nc    net.Conn              // its socket, for a context's end
 	stmts map[string]*stmt
 	set   sqlbase.Set
-	args  []driver.Value
+	args  []driver.NamedValue
 	dest  []driver.Value
 	vals  [][]byte
 	w     *sqlbase.Watcher
 	bad   bool // broken or in an unknown state: closed when put back
 }
 
-// stmt is a statement prepared on one connection; a SELECT *'s result
-// columns mapped to fields, known at its first result.
+// stmt is one statement of a connection: its text, and when it is
+// prepared on the server (useServerPrepStmts=true) its handle; a SELECT
+// *'s result columns mapped to fields, known at its first result.
 type stmt struct {
-	st  driver.Stmt
+	sql string
+	st  driver.Stmt // nil: sent as text, values inlined
+	ex  driver.StmtExecContext
+	qu  driver.StmtQueryContext
 	res *sqlbase.Result
+}
+
+// quiet is the context the driver's calls get: one that never ends, so
+// that the driver starts no watcher of its own for a call (two goroutine
+// hand-offs per operation); the adapter ends an operation through its
+// socket's deadline instead (sqlbase.Watcher), armed for the operation's
+// context.
+var quiet = context.Background()
+
+// arg adds a statement parameter.
+func (c *conn) arg(v driver.Value) {
+	c.args = append(c.args, driver.NamedValue{Ordinal: len(c.args) + 1, Value: v})
 }
 
 // maxStatements bounds a connection's prepared statements (the server's
@@ -67,13 +85,19 @@ func (db *DB) dial(ctx context.Context) (*conn, error) {
 		mc.Close()
 		return nil, errors.New("the driver connected without dialing through the adapter")
 	}
-	return &conn{mc: mc, nc: nc, stmts: map[string]*stmt{}, w: sqlbase.NewWatcher(nc)}, nil
+	ex, okE := mc.(driver.ExecerContext)
+	qu, okQ := mc.(driver.QueryerContext)
+	if !okE || !okQ {
+		mc.Close()
+		return nil, errors.New("the driver's connection runs no text statements (ExecerContext, QueryerContext)")
+	}
+	return &conn{mc: mc, ex: ex, qu: qu, nc: nc, stmts: map[string]*stmt{}, w: sqlbase.NewWatcher(nc)}, nil
 }
 
 func (c *conn) close() {
 	c.w.Stop()
 	for _, st := range c.stmts {
-		_ = st.st.Close()
+		st.close()
 	}
 	_ = c.mc.Close()
 }
@@ -88,24 +112,52 @@ func (c *conn) failed(err error) {
 	}
 }
 
-// statement returns the prepared statement of signature sig, preparing it
-// with the text sql() gives on a miss. once says it is not kept (the
-// caller closes it after use).
+// close closes a statement prepared on the server.
+func (st *stmt) close() {
+	if st != nil && st.st != nil {
+		_ = st.st.Close()
+	}
+}
+
+// statement returns the statement of signature sig, made with the text
+// sql() gives on a miss: prepared on the server with useServerPrepStmts,
+// else kept as text. once says it is not kept (the caller closes it after
+// use).
 func (db *DB) statement(c *conn, sig []byte, sql func() string) (st *stmt, once bool, err error) {
 	if st, ok := c.stmts[string(sig)]; ok {
 		return st, false, nil
 	}
-	ds, err := c.mc.Prepare(sql())
-	if err != nil {
-		c.failed(err)
-		return nil, false, err
+	st = &stmt{sql: sql()}
+	if db.serverPrep {
+		if err := c.prepare(st); err != nil {
+			return nil, false, err
+		}
 	}
-	st = &stmt{st: ds}
 	if len(c.stmts) >= maxStatements {
 		return st, true, nil
 	}
 	c.stmts[string(sig)] = st
 	return st, false, nil
+}
+
+// prepare prepares st on the server.
+func (c *conn) prepare(st *stmt) error {
+	pc, ok := c.mc.(driver.ConnPrepareContext)
+	if !ok {
+		return errors.New("the driver's connection cannot prepare with a context")
+	}
+	ds, err := pc.PrepareContext(quiet, st.sql)
+	if err != nil {
+		c.failed(err)
+		return err
+	}
+	st.ex, ok = ds.(driver.StmtExecContext)
+	if st.qu, _ = ds.(driver.StmtQueryContext); !ok || st.qu == nil {
+		_ = ds.Close()
+		return errors.New("the driver's prepared statement takes no context")
+	}
+	st.st = ds
+	return nil
 }
 
 // columns learns a SELECT *'s columns from its first result.
@@ -118,11 +170,7 @@ func (db *DB) columns(st *stmt, rows driver.Rows) {
 // query runs a statement of the text protocol and returns its rows as
 // strings (the adapter's own look at the server, not an operation).
 func (db *DB) query(ctx context.Context, c *conn, sql string) ([][]string, error) {
-	q, ok := c.mc.(driver.QueryerContext)
-	if !ok {
-		return nil, errors.New("the driver's connection cannot run a query")
-	}
-	rows, err := q.QueryContext(ctx, sql, nil)
+	rows, err := c.qu.QueryContext(ctx, sql, nil)
 	if err != nil {
 		c.failed(err)
 		return nil, err
@@ -155,11 +203,7 @@ func textOf(v driver.Value) any {
 
 // execText runs a statement of the text protocol that returns no rows.
 func (db *DB) execText(ctx context.Context, c *conn, sql string) error {
-	e, ok := c.mc.(driver.ExecerContext)
-	if !ok {
-		return errors.New("the driver's connection cannot run a statement")
-	}
-	_, err := e.ExecContext(ctx, sql, nil)
+	_, err := c.ex.ExecContext(ctx, sql, nil)
 	c.failed(err)
 	return err
 }

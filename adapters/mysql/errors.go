@@ -32,8 +32,9 @@ func (db *DB) opError(ctx context.Context, op string, err error) error {
 //   - 1040 and 1203 (too many connections), 1053 (shutdown), 1927
 //     (connection killed) and 4031 (disconnected for inactivity) are
 //     unavailable;
-//   - any other (a duplicate key, a missing table, a refused password) is
-//     an error with the server's message.
+//   - 1062 and 1586 (a duplicate entry for a key) are duplicate;
+//   - any other (a missing table, a refused password) is an error with
+//     the server's message.
 //
 // Without one: the operation's context ending is its kind (canceled or
 // timeout), a network timeout a timeout, a refused, reset or broken
@@ -77,6 +78,8 @@ func kindOfNumber(n uint16) string {
 		return adapters.KindThrottled
 	case 1040, 1203, 1053, 1927, 4031:
 		return adapters.KindUnavailable
+	case 1062, 1586:
+		return adapters.KindDuplicate
 	}
 	return adapters.KindOther
 }

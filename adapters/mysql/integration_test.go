@@ -82,6 +82,10 @@ func openTest(t testing.TB, table string, extra adapters.Properties) *DB {
 	t.Helper()
 	props := testProps(t)
 	props["table"] = table
+	// The conformance checks write any bytes (0x00 included), which only
+	// the binary layout holds; YCSB's TEXT layout, the default, is what
+	// the workloads and statements tests load.
+	props[sqlbase.PropLayout] = sqlbase.LayoutBinary
 	for k, v := range extra {
 		props[k] = v
 	}
@@ -128,6 +132,7 @@ func TestIntegrationBatchModes(t *testing.T) {
 	for name, extra := range map[string]adapters.Properties{
 		"rewritten":        {sqlbase.PropBatchSize: "7", sqlbase.PropBatchUpdate: "true", sqlbase.PropURL: url + "?rewriteBatchedStatements=true"},
 		"one by one":       {sqlbase.PropBatchSize: "7", sqlbase.PropBatchUpdate: "true"},
+		"server-prepared":  {sqlbase.PropBatchSize: "7", sqlbase.PropBatchUpdate: "true", sqlbase.PropURL: url + "?useServerPrepStmts=true&rewriteBatchedStatements=true"},
 		"in a transaction": {sqlbase.PropBatchSize: "7", sqlbase.PropAutoCommit: "false"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -228,49 +233,133 @@ func TestIntegrationWrongPasswordMasked(t *testing.T) {
 }
 
 // The statements the server ran are YCSB's, as docs/adapters/mysql.md
-// lists them: MariaDB's general log, on for the test, holds every
-// statement prepared on the table after a load and a run of every
-// operation type.
+// lists them, in both of Connector/J's modes: MariaDB's general log, on
+// for the test, holds after a load and a run of every operation type
+//   - by default (useServerPrepStmts=false), text queries with the values
+//     inlined, which are YCSB's statements once each value is a '?' again,
+//     and no Prepare or Execute on the table;
+//   - with useServerPrepStmts=true, YCSB's statements prepared, executed,
+//     and no text query on the table.
 func TestIntegrationStatementsAsDocumented(t *testing.T) {
-	props := testProps(t)
+	base := testProps(t)
 	a := admin(t)
 	a.SetMaxOpenConns(1) // the session that turns the log on and off
-	table := tableName("stmt")
-	tables{a}.Drop(t, table)
-	for _, q := range []string{"SET GLOBAL log_output = 'TABLE'", "SET GLOBAL general_log = 1"} {
+	for _, q := range []string{"SET GLOBAL log_output = 'TABLE'"} {
 		if _, err := a.Exec(q); err != nil {
 			t.Skipf("the general log cannot be turned on (%v): the test needs a user allowed SET GLOBAL", err)
 		}
 	}
 	t.Cleanup(func() { a.Exec("SET GLOBAL general_log = 0") })
-	for k, v := range map[string]string{"table": table, "recordcount": "200", "operationcount": "2000", "threadcount": "2",
-		"readproportion": "0.3", "updateproportion": "0.2", "insertproportion": "0.2", "scanproportion": "0.2", "deleteproportion": "0.1",
-		"requestdistribution": "uniform", "status.interval": "100ms", "workload": "core"} {
-		props[k] = v
+	for _, serverPrep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("useServerPrepStmts=%v", serverPrep), func(t *testing.T) {
+			props := adapters.Properties{}
+			for k, v := range base {
+				props[k] = v
+			}
+			if serverPrep {
+				sep := "?"
+				if strings.Contains(props[sqlbase.PropURL], "?") {
+					sep = "&"
+				}
+				props[sqlbase.PropURL] += sep + "useServerPrepStmts=true"
+			}
+			table := tableName("stmt")
+			tables{a}.Drop(t, table)
+			if _, err := a.Exec("SET GLOBAL general_log = 1"); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range map[string]string{"table": table, "recordcount": "200", "operationcount": "2000", "threadcount": "2",
+				"readproportion": "0.3", "updateproportion": "0.2", "insertproportion": "0.2", "scanproportion": "0.2", "deleteproportion": "0.1",
+				"requestdistribution": "uniform", "status.interval": "100ms", "workload": "core"} {
+				props[k] = v
+			}
+			sqlbasetest.Run(t, Name, "load", props)
+			checkYCSBDDL(t, a, table)
+			sqlbasetest.Run(t, Name, "run", props)
+			if _, err := a.Exec("SET GLOBAL general_log = 0"); err != nil {
+				t.Fatal(err)
+			}
+			byCommand := map[string][]string{}
+			rows, err := a.Query("SELECT command_type, CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE argument LIKE ?", "%"+table+"%")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var cmd, s string
+				if err := rows.Scan(&cmd, &s); err != nil {
+					t.Fatal(err)
+				}
+				if isOperation(s) {
+					byCommand[cmd] = append(byCommand[cmd], s)
+				}
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			ran := byCommand["Prepare"]
+			if serverPrep {
+				if n := len(byCommand["Query"]); n > 0 {
+					t.Errorf("useServerPrepStmts=true: %d text queries on the table, e.g. %q; want Prepare and Execute only", n, byCommand["Query"][0])
+				}
+				if len(byCommand["Execute"]) < 2000 {
+					t.Errorf("useServerPrepStmts=true: %d Execute, want one per operation (2,000 run, 200 loaded)", len(byCommand["Execute"]))
+				}
+			} else {
+				if n := len(byCommand["Prepare"]) + len(byCommand["Execute"]); n > 0 {
+					t.Errorf("default: %d Prepare and Execute on the table, want none (Connector/J's useServerPrepStmts=false sends text)", n)
+				}
+				if n := len(byCommand["Query"]); n < 2200 {
+					t.Errorf("default: %d text queries on the table, want one per operation (2,000 run, 200 loaded)", n)
+				}
+				ran = ran[:0]
+				seen := map[string]bool{}
+				for _, q := range byCommand["Query"] {
+					if p := sqlbasetest.Parameterize(q); !seen[p] {
+						seen[p] = true
+						ran = append(ran, p)
+					}
+				}
+			}
+			sqlbasetest.CompareStatements(t, "../../docs/adapters/mysql.md", table, ran, ycsbStatements)
+		})
 	}
-	sqlbasetest.Run(t, Name, "load", props)
-	sqlbasetest.Run(t, Name, "run", props)
-	if _, err := a.Exec("SET GLOBAL general_log = 0"); err != nil {
+}
+
+// checkYCSBDDL checks that the table the load made is YCSB's documented
+// DDL, as SHOW CREATE TABLE shows it: a VARCHAR(255) key and TEXT fields,
+// the database's default collation (no utf8mb4_bin, no LONGBLOB).
+func checkYCSBDDL(t *testing.T, a *sql.DB, table string) {
+	t.Helper()
+	var name, ddl string
+	if err := a.QueryRow("SHOW CREATE TABLE "+table).Scan(&name, &ddl); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := a.Query("SELECT DISTINCT CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE command_type = 'Prepare' AND argument LIKE ?", "%"+table+"%")
-	if err != nil {
-		t.Fatal(err)
+	low := strings.ToLower(ddl)
+	if !strings.Contains(low, "`ycsb_key` varchar(255)") || !strings.Contains(low, "`field0` text") || !strings.Contains(low, "`field9` text") ||
+		strings.Contains(low, "_bin") || strings.Contains(low, "blob") {
+		t.Errorf("SHOW CREATE TABLE: want YCSB's DDL (VARCHAR(255) key, TEXT fields, the default collation), got\n%s", ddl)
 	}
-	defer rows.Close()
-	var ran []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
+}
+
+// ycsbStatements are YCSB's DefaultDBFlavor statements for fieldcount=10
+// (an UPDATE of one field normalized), as a run of every operation type
+// sends them.
+var ycsbStatements = []string{
+	"INSERT INTO usertable (YCSB_KEY,field0,field1,field2,field3,field4,field5,field6,field7,field8,field9) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+	"SELECT * FROM usertable WHERE YCSB_KEY = ?",
+	"SELECT * FROM usertable WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?",
+	"UPDATE usertable SET FIELD=? WHERE YCSB_KEY = ?",
+	"DELETE FROM usertable WHERE YCSB_KEY = ?",
+}
+
+// isOperation says whether a statement is one of a workload's operations
+// (not the adapter's look at the table or its creation).
+func isOperation(s string) bool {
+	for _, p := range []string{"INSERT ", "SELECT * ", "UPDATE ", "DELETE "} {
+		if strings.HasPrefix(s, p) {
+			return true
 		}
-		ran = append(ran, s)
 	}
-	sqlbasetest.CompareStatements(t, "../../docs/adapters/mysql.md", table, ran, []string{
-		"INSERT INTO usertable (YCSB_KEY,field0,field1,field2,field3,field4,field5,field6,field7,field8,field9) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-		"SELECT * FROM usertable WHERE YCSB_KEY = ?",
-		"SELECT * FROM usertable WHERE YCSB_KEY >= ? ORDER BY YCSB_KEY LIMIT ?",
-		"UPDATE usertable SET FIELD=? WHERE YCSB_KEY = ?",
-		"DELETE FROM usertable WHERE YCSB_KEY = ?",
-	})
+	return false
 }

@@ -6,10 +6,12 @@
 // FIELD0..FIELDn-1) and its statements word for word (adapters/sqlbase).
 //
 // It talks to the server with github.com/go-sql-driver/mysql at the level
-// of database/sql/driver: each statement is prepared once per connection
-// (the binary protocol: values go as bytes, and MariaDB's cached result
-// metadata is used), executed with driver values, its rows read into
-// benchtop's fields. An UPDATE counts the rows it found, as Connector/J
+// of database/sql/driver. As Connector/J by default, each statement goes
+// as text with its values inlined (the driver's interpolateParams: no
+// Prepare, the server parses every one); with useServerPrepStmts=true in
+// db.url each is prepared once per connection (the binary protocol:
+// values go as bytes, and MariaDB's cached result metadata is used) and
+// executed with driver values. Rows are read into benchtop's fields. An UPDATE counts the rows it found, as Connector/J
 // does (CLIENT_FOUND_ROWS). A context's end cuts the operation under way
 // through its socket's deadline (jdbc.Watcher) rather than the driver's
 // watcher goroutine. The connections are a pool that grows with the
@@ -44,10 +46,12 @@ const driverName = "github.com/go-sql-driver/mysql, built in"
 func init() {
 	adapters.Register(adapters.Driver{
 		Name:        Name,
-		Description: "MySQL and MariaDB, as YCSB's JDBC binding drives them: usertable's YCSB_KEY and FIELD columns, prepared statements",
+		Description: "MySQL and MariaDB, as YCSB's JDBC binding drives them with Connector/J: usertable's YCSB_KEY and FIELD columns, statements as text or prepared (useServerPrepStmts)",
 		Prefixes:    sqlbase.Prefixes,
 		Keys:        sqlbase.Keys,
-		Notes:       func(p adapters.Properties) []string { return sqlbase.Notes(p, driverName) },
+		Notes: func(p adapters.Properties) []string {
+			return append(sqlbase.Notes(p, driverName), urlWarnings(p[sqlbase.PropURL])...)
+		},
 		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(ctx, props)
 		},
@@ -66,6 +70,10 @@ type DB struct {
 	cols      *sqlbase.Columns
 	ph        sqlbase.Placeholders
 	pool      *sqlbase.Pool[*conn]
+	// serverPrep: statements are prepared on the server
+	// (useServerPrepStmts=true); otherwise each is sent as text with its
+	// values inlined by the driver, as Connector/J does by default.
+	serverPrep bool
 
 	// The table, its description and partitions, Prepare and Close.
 	sqlbase.Shared
@@ -74,6 +82,8 @@ type DB struct {
 var (
 	_ adapters.DB            = (*DB)(nil)
 	_ adapters.BatchInserter = (*DB)(nil)
+	_ adapters.BatchQueuer   = (*DB)(nil)
+	_ adapters.RowTimer      = (*DB)(nil)
 	_ adapters.Describer     = (*DB)(nil)
 	_ adapters.Preparer      = (*DB)(nil)
 	_ adapters.Partitioned   = (*DB)(nil)
@@ -94,16 +104,16 @@ func Open(ctx context.Context, props adapters.Properties) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	mycfg, rewrite, err := connConfig(cfg)
+	mycfg, flags, err := connConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	batch, err := cfg.LoadBatch(rewrite)
+	batch, err := cfg.LoadBatch(flags.rewrite)
 	if err != nil {
 		return nil, err
 	}
 	_, partsSet := props["partitions"]
-	db := &DB{cfg: cfg, mycfg: mycfg, batch: batch, cols: sqlbase.NewColumns(cfg.FieldPrefix, cfg.Fields)}
+	db := &DB{cfg: cfg, mycfg: mycfg, batch: batch, cols: sqlbase.NewColumns(cfg.FieldPrefix, cfg.Fields), serverPrep: flags.serverPrep}
 	mycfg.DialFunc = dialKeeping
 	if db.connector, err = gomysql.NewConnector(mycfg); err != nil {
 		return nil, &adapters.ConfigError{Key: sqlbase.PropURL, Value: cfg.Where(), Allowed: "settings the Go MySQL driver takes: " + sqlbase.Scrub(err, cfg.Password, mycfg.Passwd).Error()}
@@ -162,3 +172,8 @@ func (db *DB) createTable(ctx context.Context) (sqlbase.Table, error) {
 // BatchSize is db.batchsize when the load batches (jdbc.batchupdateapi, or
 // jdbc.autocommit=false), else 1.
 func (db *DB) BatchSize() int { return db.batch.Rows }
+
+// QueuesBatches says the load's batches report as YCSB's binding's with
+// jdbc.batchupdateapi=true: BATCHED_OK for each queued record, OK for the
+// one that sends the batch (see sqlbase.Batch.API).
+func (db *DB) QueuesBatches() bool { return db.batch.API }

@@ -3,8 +3,10 @@ package mysql
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 
 	"benchtop/adapters"
 	"benchtop/adapters/sqlbase"
@@ -24,8 +26,13 @@ func (db *DB) rows(ctx context.Context, c *conn, st *stmt, each func(vals [][]by
 	if err := c.w.Arm(ctx); err != nil {
 		return err
 	}
-	//lint:ignore SA1019 the context forms start the driver's own watcher per call; the adapter cuts the socket itself (jdbc.Watcher)
-	rows, err := st.st.Query(c.args)
+	var rows driver.Rows
+	var err error
+	if st.st != nil {
+		rows, err = st.qu.QueryContext(quiet, c.args)
+	} else if rows, err = c.qu.QueryContext(quiet, st.sql, c.args); errors.Is(err, driver.ErrSkip) {
+		rows, err = c.queryPrepared(st)
+	}
 	if err == nil {
 		db.columns(st, rows)
 		n := len(st.res.FieldOf)
@@ -61,8 +68,13 @@ func (db *DB) exec(ctx context.Context, c *conn, st *stmt) (int64, error) {
 	if err := c.w.Arm(ctx); err != nil {
 		return 0, err
 	}
-	//lint:ignore SA1019 the context forms start the driver's own watcher per call; the adapter cuts the socket itself (jdbc.Watcher)
-	res, err := st.st.Exec(c.args)
+	var res driver.Result
+	var err error
+	if st.st != nil {
+		res, err = st.ex.ExecContext(quiet, c.args)
+	} else if res, err = c.ex.ExecContext(quiet, st.sql, c.args); errors.Is(err, driver.ErrSkip) {
+		res, err = c.execPrepared(st)
+	}
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -71,10 +83,60 @@ func (db *DB) exec(ctx context.Context, c *conn, st *stmt) (int64, error) {
 	return n, c.w.After(ctx, err, &c.bad)
 }
 
+// execPrepared runs a text statement whose values the driver cannot
+// inline (it said driver.ErrSkip: a value past max_allowed_packet) as a
+// statement prepared for this one use.
+func (c *conn) execPrepared(st *stmt) (driver.Result, error) {
+	once := &stmt{sql: st.sql}
+	if err := c.prepare(once); err != nil {
+		return nil, err
+	}
+	defer once.close()
+	return once.ex.ExecContext(quiet, c.args)
+}
+
+// queryPrepared is execPrepared's query; the statement is closed with
+// its rows.
+func (c *conn) queryPrepared(st *stmt) (driver.Rows, error) {
+	once := &stmt{sql: st.sql}
+	if err := c.prepare(once); err != nil {
+		return nil, err
+	}
+	rows, err := once.qu.QueryContext(quiet, c.args)
+	if err != nil {
+		once.close()
+		return nil, err
+	}
+	return &closingRows{Rows: rows, st: once}, nil
+}
+
+// closingRows closes its statement with the rows.
+type closingRows struct {
+	driver.Rows
+	st *stmt
+}
+
+func (r *closingRows) Close() error {
+	err := r.Rows.Close()
+	r.st.close()
+	return err
+}
+
+// value is a field's value as a statement parameter: the bytes for a
+// prepared statement (the binary protocol); for text, a string viewing
+// them (valid during the call), which the driver inlines as '...' as
+// Connector/J's setString does (bytes would be _binary'...'). nil is NULL.
+func (db *DB) value(b []byte) driver.Value {
+	if db.serverPrep || b == nil {
+		return b
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
 // put gives the connection back, closing a statement used once.
 func (db *DB) put(c *conn, st *stmt, once bool) {
-	if once && st != nil {
-		_ = st.st.Close()
+	if once {
+		st.close()
 	}
 	db.pool.Put(c, c.bad)
 }
@@ -95,7 +157,8 @@ func (db *DB) Read(ctx context.Context, table, key string, fields []string, dst 
 		db.put(c, nil, false)
 		return dst, db.opError(ctx, "read", err)
 	}
-	c.args = append(c.args[:0], key)
+	c.args = c.args[:0]
+	c.arg(key)
 	found := false
 	var pickErr error
 	err = db.rows(ctx, c, st, func(vals [][]byte) bool {
@@ -129,7 +192,9 @@ func (db *DB) Scan(ctx context.Context, table, startKey string, count int, field
 		db.put(c, nil, false)
 		return dst, db.opError(ctx, "scan", err)
 	}
-	c.args = append(c.args[:0], startKey, int64(count))
+	c.args = c.args[:0]
+	c.arg(startKey)
+	c.arg(int64(count))
 	var pickErr error
 	err = db.rows(ctx, c, st, func(vals [][]byte) bool {
 		if st.res.Key < 0 {
@@ -174,9 +239,9 @@ func (db *DB) Update(ctx context.Context, table, key string, values []adapters.F
 	}
 	c.args = c.args[:0]
 	for _, pos := range c.set.From {
-		c.args = append(c.args, values[pos].Value)
+		c.arg(db.value(values[pos].Value))
 	}
-	c.args = append(c.args, key)
+	c.arg(key)
 	n, err := db.exec(ctx, c, st)
 	db.put(c, st, once)
 	switch {
@@ -212,13 +277,14 @@ func (db *DB) insertOne(ctx context.Context, c *conn, key string, values []adapt
 	if err != nil {
 		return db.opError(ctx, "insert", err)
 	}
-	c.args = append(c.args[:0], key)
+	c.args = c.args[:0]
+	c.arg(key)
 	for _, pos := range c.set.From {
-		c.args = append(c.args, values[pos].Value)
+		c.arg(db.value(values[pos].Value))
 	}
 	_, err = db.exec(ctx, c, st)
 	if once {
-		_ = st.st.Close()
+		st.close()
 	}
 	if err != nil {
 		return db.opError(ctx, "insert", err)
@@ -240,7 +306,8 @@ func (db *DB) Delete(ctx context.Context, table, key string) error {
 		db.put(c, nil, false)
 		return db.opError(ctx, "delete", err)
 	}
-	c.args = append(c.args[:0], key)
+	c.args = c.args[:0]
+	c.arg(key)
 	n, err := db.exec(ctx, c, st)
 	db.put(c, st, once)
 	switch {
@@ -271,10 +338,34 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 	if db.batch.Rewrite && c.set.SameColumns(db.cols, records) {
 		err = db.insertRewritten(ctx, c, records)
 	} else {
-		err = db.insertEach(ctx, c, records)
+		err = db.insertEach(ctx, c, records, nil)
 	}
 	db.put(c, nil, false)
 	return err
+}
+
+// RowTimed says the load's batches are YCSB's jdbc.autocommit=false
+// without jdbc.batchupdateapi: one INSERT per record, a commit per batch
+// (adapters.RowTimer).
+func (db *DB) RowTimed() bool { return db.batch.Tx && !db.batch.API }
+
+// InsertBatchTimed is InsertBatch appending each record's time to took
+// (adapters.RowTimer): from the previous record's end to its INSERT's,
+// the commit in the last record's.
+func (db *DB) InsertBatchTimed(ctx context.Context, table string, records []adapters.Record, took []int64) ([]int64, error) {
+	if err := db.cfg.CheckTable(table); err != nil {
+		return took, err
+	}
+	if len(records) == 0 {
+		return took, nil
+	}
+	c, err := db.get(ctx)
+	if err != nil {
+		return took, db.opError(ctx, "insert", err)
+	}
+	err = db.insertEach(ctx, c, records, &took)
+	db.put(c, nil, false)
+	return took, err
 }
 
 func (db *DB) insertRewritten(ctx context.Context, c *conn, records []adapters.Record) error {
@@ -289,14 +380,14 @@ func (db *DB) insertRewritten(ctx context.Context, c *conn, records []adapters.R
 		if err := c.set.Of(db.cols, r.Fields); err != nil {
 			return fmt.Errorf("insert %s: %w", db.cfg.Table, err)
 		}
-		c.args = append(c.args, r.Key)
+		c.arg(r.Key)
 		for _, pos := range c.set.From {
-			c.args = append(c.args, r.Fields[pos].Value)
+			c.arg(db.value(r.Fields[pos].Value))
 		}
 	}
 	_, err = db.exec(ctx, c, st)
 	if once {
-		_ = st.st.Close()
+		st.close()
 	}
 	if err != nil {
 		return db.opError(ctx, "insert", err)
@@ -304,14 +395,24 @@ func (db *DB) insertRewritten(ctx context.Context, c *conn, records []adapters.R
 	return nil
 }
 
-func (db *DB) insertEach(ctx context.Context, c *conn, records []adapters.Record) error {
+// insertEach inserts the records one INSERT at a time, in one
+// transaction when the batch is committed as one; took, when not nil,
+// gets each record's time (sqlbase.RowClock).
+func (db *DB) insertEach(ctx context.Context, c *conn, records []adapters.Record, took *[]int64) error {
+	clock := sqlbase.StartRowClock(took)
 	var tx driver.Tx
 	if db.batch.Tx {
-		var err error
-		//lint:ignore SA1019 the context forms start the driver's own watcher per call; the adapter cuts the socket itself (jdbc.Watcher)
-		if tx, err = c.mc.Begin(); err != nil {
-			c.failed(err)
+		b, ok := c.mc.(driver.ConnBeginTx)
+		if !ok {
+			return db.opError(ctx, "insert", errors.New("the driver's connection cannot begin a transaction with a context"))
+		}
+		if err := c.w.Arm(ctx); err != nil {
 			return db.opError(ctx, "insert", err)
+		}
+		var err error
+		if tx, err = b.BeginTx(quiet, driver.TxOptions{}); err != nil {
+			c.failed(err)
+			return db.opError(ctx, "insert", c.w.After(ctx, err, &c.bad))
 		}
 	}
 	for _, r := range records {
@@ -321,6 +422,7 @@ func (db *DB) insertEach(ctx context.Context, c *conn, records []adapters.Record
 			}
 			return err
 		}
+		clock.Row()
 	}
 	if tx != nil {
 		if err := tx.Commit(); err != nil {
@@ -328,6 +430,7 @@ func (db *DB) insertEach(ctx context.Context, c *conn, records []adapters.Record
 			return db.opError(ctx, "insert", err)
 		}
 	}
+	clock.End()
 	return nil
 }
 

@@ -49,17 +49,23 @@ func (db *DB) inspect(ctx context.Context, c *conn) (sqlbase.Table, error) {
 	return t, nil
 }
 
-// CreateSQL is the DDL benchtop runs for a table absent at load: YCSB's
-// layout, with a key of a binary collation (byte order, as benchtop
-// orders keys) and LONGBLOB fields (values are bytes), PARTITION BY KEY
-// when partitions > 1. IF NOT EXISTS lets the agents of a fleet all ask
-// for it at once.
+// CreateSQL is the DDL benchtop runs for a table absent at load. By
+// default YCSB's documented DDL (its jdbc README): a VARCHAR(255) key and
+// TEXT fields in the database's default character set and collation;
+// with db.tablelayout=binary a key of a binary collation (byte order, as
+// benchtop orders keys) and LONGBLOB fields (values as bytes). PARTITION
+// BY KEY when partitions > 1. IF NOT EXISTS lets the agents of a fleet
+// all ask for it at once.
 func CreateSQL(c sqlbase.Config) string {
 	cols := sqlbase.NewColumns(c.FieldPrefix, c.Fields)
+	key, field := "VARCHAR(255)", "TEXT"
+	if c.Layout == sqlbase.LayoutBinary {
+		key, field = "VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", "LONGBLOB"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (YCSB_KEY VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PRIMARY KEY", c.Table)
+	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (YCSB_KEY %s PRIMARY KEY", c.Table, key)
 	for _, n := range cols.Names {
-		fmt.Fprintf(&b, ", %s LONGBLOB", strings.ToUpper(n))
+		fmt.Fprintf(&b, ", %s %s", strings.ToUpper(n), field)
 	}
 	b.WriteString(")")
 	if c.Partitions > 1 {

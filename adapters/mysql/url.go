@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"sort"
@@ -14,11 +15,36 @@ import (
 	"benchtop/adapters/sqlbase"
 )
 
-// The JDBC driver's URL parameter that makes a batch one multi-row INSERT
-// (Connector/J's rewriteBatchedStatements); accepted in any form of db.url
-// and taken out of it before the URL reaches the Go driver (which would
-// send it to the server as a session variable).
-const rewriteParam = "rewriteBatchedStatements"
+// Connector/J's URL parameters that change what the server receives,
+// accepted in any form of db.url and taken out of it before the URL
+// reaches the Go driver (which would send them to the server as session
+// variables): rewriteBatchedStatements makes a batch one multi-row
+// INSERT; useServerPrepStmts=true prepares each statement on the server
+// (its default, false, sends each as text with the values inlined).
+const (
+	rewriteParam    = "rewriteBatchedStatements"
+	serverPrepParam = "useServerPrepStmts"
+)
+
+// jdbcFlags are what Connector/J's parameters say of the statements.
+type jdbcFlags struct {
+	rewrite    bool // rewriteBatchedStatements=true
+	serverPrep bool // useServerPrepStmts=true
+}
+
+// take reads one of the parameters jdbcFlags holds, saying whether k was
+// one.
+func (f *jdbcFlags) take(k, v string) bool {
+	switch {
+	case strings.EqualFold(k, rewriteParam):
+		f.rewrite = strings.EqualFold(v, "true")
+	case strings.EqualFold(k, serverPrepParam):
+		f.serverPrep = strings.EqualFold(v, "true")
+	default:
+		return false
+	}
+	return true
+}
 
 // jdbcParams are the Connector/J (and MariaDB Connector/J) URL parameters
 // a jdbc:mysql:// URL may carry, each applied by a function to the Go
@@ -50,17 +76,57 @@ var jdbcParams = map[string]func(c *gomysql.Config, v string) error{
 		c.WriteTimeout = c.ReadTimeout
 		return nil
 	},
-	// Connector/J's names for what the Go driver does anyway: server-side
-	// prepared statements, cached; UTF-8.
-	"useServerPrepStmts": func(*gomysql.Config, string) error { return nil },
-	"cachePrepStmts":     func(*gomysql.Config, string) error { return nil },
-	"characterEncoding":  func(*gomysql.Config, string) error { return nil },
-	"useUnicode":         func(*gomysql.Config, string) error { return nil },
-	"serverTimezone":     func(*gomysql.Config, string) error { return nil },
-	"allowPublicKeyRetrieval": func(c *gomysql.Config, v string) error {
-		return nil // the Go driver asks for the server's key when it needs it
-	},
-	rewriteParam: func(*gomysql.Config, string) error { return nil },
+	// Read by jdbcFlags.
+	serverPrepParam: func(*gomysql.Config, string) error { return nil },
+	rewriteParam:    func(*gomysql.Config, string) error { return nil },
+	// Accepted, not honoured as Connector/J does: a warning each
+	// (unhonoured).
+	"cachePrepStmts":          func(*gomysql.Config, string) error { return nil },
+	"prepStmtCacheSize":       func(*gomysql.Config, string) error { return nil },
+	"prepStmtCacheSqlLimit":   func(*gomysql.Config, string) error { return nil },
+	"characterEncoding":       func(*gomysql.Config, string) error { return nil },
+	"useUnicode":              func(*gomysql.Config, string) error { return nil },
+	"serverTimezone":          func(*gomysql.Config, string) error { return nil },
+	"allowPublicKeyRetrieval": func(*gomysql.Config, string) error { return nil },
+}
+
+// unhonoured are the Connector/J parameters benchtop accepts but does not
+// honour as Connector/J does, and what it does instead: each draws one
+// warning line naming it (Notes).
+var unhonoured = map[string]string{
+	"cachePrepStmts": "YCSB's binding keeps each statement it prepares for its connection, and so does benchtop: " +
+		"Connector/J's cache of prepared statements changes nothing the server receives",
+	"prepStmtCacheSize":       "there is no Connector/J statement cache: each connection keeps up to 64 statements",
+	"prepStmtCacheSqlLimit":   "there is no Connector/J statement cache: each connection keeps up to 64 statements",
+	"characterEncoding":       "the connection's character set is the Go driver's utf8mb4, whatever the value",
+	"useUnicode":              "the connection's character set is the Go driver's utf8mb4, whatever the value",
+	"serverTimezone":          "benchtop reads and writes no date or time values",
+	"allowPublicKeyRetrieval": "the Go driver asks the server for its public key whenever caching_sha2_password needs it",
+}
+
+// urlWarnings are the warning lines of the Connector/J parameters of a
+// jdbc:mysql:// db.url that benchtop accepts but does not honour.
+func urlWarnings(raw string) []string {
+	if len(raw) <= 5 || !strings.EqualFold(raw[:5], "jdbc:") {
+		return nil
+	}
+	u, err := url.Parse(raw[5:])
+	if err != nil {
+		return nil // the error is told when the adapter opens
+	}
+	q := u.Query()
+	names := make([]string, 0, len(q))
+	for k := range q {
+		if _, ok := unhonoured[k]; ok {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	out := make([]string, 0, len(names))
+	for _, k := range names {
+		out = append(out, fmt.Sprintf("warning: db.url's %s=%s has no effect: %s", k, q.Get(k), unhonoured[k]))
+	}
+	return out
 }
 
 type badValue struct{}
@@ -81,35 +147,38 @@ func millis(d *time.Duration, v string) error {
 // connConfig turns db.url (YCSB's jdbc:mysql:// or jdbc:mariadb:// URL, a
 // mysql://user@host:port/database URL, or a Go driver DSN such as
 // user@tcp(host:3306)/database) with db.user and db.passwd into the Go
-// driver's settings, and says whether the URL asked for rewritten batches.
-// Its errors are *adapters.ConfigError with the URL masked.
-func connConfig(c sqlbase.Config) (*gomysql.Config, bool, error) {
+// driver's settings, and says what Connector/J's rewriteBatchedStatements
+// and useServerPrepStmts asked for (in any form of the URL). Without
+// useServerPrepStmts=true the driver interpolates the values into the
+// statement's text, as Connector/J does by default. Its errors are
+// *adapters.ConfigError with the URL masked.
+func connConfig(c sqlbase.Config) (*gomysql.Config, jdbcFlags, error) {
 	bad := func(why string) error {
 		return &adapters.ConfigError{Key: sqlbase.PropURL, Value: c.Where(), Allowed: why}
 	}
 	const forms = "YCSB's jdbc:mysql://host:port/database URL, a mysql://user@host:port/database URL or a Go driver DSN (user@tcp(host:port)/database)"
 	var (
-		cfg     *gomysql.Config
-		rewrite bool
-		err     error
+		cfg   *gomysql.Config
+		flags jdbcFlags
+		err   error
 	)
 	s := c.URL
 	switch {
 	case len(s) > 5 && strings.EqualFold(s[:5], "jdbc:"):
 		rest := s[5:]
 		if !strings.HasPrefix(rest, "mysql://") && !strings.HasPrefix(rest, "mariadb://") {
-			return nil, false, bad(forms)
+			return nil, flags, bad(forms)
 		}
-		cfg, rewrite, err = fromJDBC(rest)
+		cfg, flags, err = fromJDBC(rest)
 	case strings.HasPrefix(s, "mysql://") || strings.HasPrefix(s, "mariadb://"):
-		cfg, rewrite, err = fromURL(s)
+		cfg, flags, err = fromURL(s)
 	default:
 		var dsn string
-		dsn, rewrite = stripRewrite(s)
+		dsn, flags = stripFlags(s)
 		cfg, err = gomysql.ParseDSN(dsn)
 	}
 	if err != nil {
-		return nil, false, bad(forms + ": " + sqlbase.Scrub(err, c.Password).Error())
+		return nil, flags, bad(forms + ": " + sqlbase.Scrub(err, c.Password).Error())
 	}
 	if c.User != "" {
 		cfg.User = c.User
@@ -121,44 +190,46 @@ func connConfig(c sqlbase.Config) (*gomysql.Config, bool, error) {
 	// changed, as Connector/J counts them: writing a value a row already
 	// holds is no "not found".
 	cfg.ClientFoundRows = true
-	cfg.InterpolateParams = false
-	return cfg, rewrite, nil
+	// Connector/J's default: the values go inlined in the statement's
+	// text (COM_QUERY), no Prepare; useServerPrepStmts=true: prepared on
+	// the server, executed with binary values.
+	cfg.InterpolateParams = !flags.serverPrep
+	return cfg, flags, nil
 }
 
-// stripRewrite takes rewriteBatchedStatements out of a DSN's parameters.
-func stripRewrite(dsn string) (string, bool) {
+// stripFlags takes Connector/J's parameters jdbcFlags holds out of a
+// DSN's parameters.
+func stripFlags(dsn string) (string, jdbcFlags) {
+	var flags jdbcFlags
 	q := strings.LastIndexByte(dsn, '?')
 	if q < 0 {
-		return dsn, false
+		return dsn, flags
 	}
 	var keep []string
-	rewrite := false
 	for _, kv := range strings.Split(dsn[q+1:], "&") {
 		k, v, _ := strings.Cut(kv, "=")
-		if strings.EqualFold(k, rewriteParam) {
-			rewrite = strings.EqualFold(v, "true")
+		if flags.take(k, v) {
 			continue
 		}
 		keep = append(keep, kv)
 	}
 	if len(keep) == 0 {
-		return dsn[:q], rewrite
+		return dsn[:q], flags
 	}
-	return dsn[:q+1] + strings.Join(keep, "&"), rewrite
+	return dsn[:q+1] + strings.Join(keep, "&"), flags
 }
 
 // fromURL reads mysql://user:password@host:port/database?params, whose
 // parameters are the Go driver's.
-func fromURL(s string) (*gomysql.Config, bool, error) {
+func fromURL(s string) (*gomysql.Config, jdbcFlags, error) {
+	var flags jdbcFlags
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, false, err
+		return nil, flags, err
 	}
 	q := u.Query()
-	rewrite := false
 	for k, v := range q {
-		if strings.EqualFold(k, rewriteParam) {
-			rewrite = strings.EqualFold(v[len(v)-1], "true")
+		if flags.take(k, v[len(v)-1]) {
 			q.Del(k)
 		}
 	}
@@ -168,30 +239,30 @@ func fromURL(s string) (*gomysql.Config, bool, error) {
 	}
 	cfg, err := gomysql.ParseDSN(dsn)
 	if err != nil {
-		return nil, false, err
+		return nil, flags, err
 	}
 	if u.User != nil {
 		cfg.User = u.User.Username()
 		cfg.Passwd, _ = u.User.Password()
 	}
-	return cfg, rewrite, nil
+	return cfg, flags, nil
 }
 
 // fromJDBC reads a Connector/J URL (after "jdbc:").
-func fromJDBC(rest string) (*gomysql.Config, bool, error) {
+func fromJDBC(rest string) (*gomysql.Config, jdbcFlags, error) {
+	var flags jdbcFlags
 	u, err := url.Parse(rest)
 	if err != nil {
-		return nil, false, err
+		return nil, flags, err
 	}
 	cfg, err := gomysql.ParseDSN("tcp(" + hostPort(u) + ")" + pathOf(u))
 	if err != nil {
-		return nil, false, err
+		return nil, flags, err
 	}
 	if u.User != nil {
 		cfg.User = u.User.Username()
 		cfg.Passwd, _ = u.User.Password()
 	}
-	rewrite := false
 	for k, vs := range u.Query() {
 		apply, ok := jdbcParams[k]
 		if !ok {
@@ -200,17 +271,15 @@ func fromJDBC(rest string) (*gomysql.Config, bool, error) {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return nil, false, &paramError{name: k, known: names}
+			return nil, flags, &paramError{name: k, known: names}
 		}
 		v := vs[len(vs)-1]
-		if k == rewriteParam {
-			rewrite = strings.EqualFold(v, "true")
-		}
+		flags.take(k, v)
 		if err := apply(cfg, v); err != nil {
-			return nil, false, &paramError{name: k + "=" + v, known: []string{"a value Connector/J takes"}}
+			return nil, flags, &paramError{name: k + "=" + v, known: []string{"a value Connector/J takes"}}
 		}
 	}
-	return cfg, rewrite, nil
+	return cfg, flags, nil
 }
 
 func hostPort(u *url.URL) string {

@@ -32,8 +32,9 @@ func (db *DB) opError(op string, err error) error {
 //   - class 08 (connection exception), 53 (insufficient resources: too
 //     many connections, out of memory or disk) and 57P01-57P05 (shutdown,
 //     recovery, idle session killed) are unavailable;
-//   - any other SQLSTATE (a duplicate key, a missing table, a refused
-//     password) is an error with the server's message.
+//   - 23505 (unique_violation: a key that exists already) is a duplicate;
+//   - any other SQLSTATE (a missing table, a refused password) is an
+//     error with the server's message.
 //
 // Without one: a context's deadline or a network timeout is a timeout, its
 // cancellation canceled, a refused, reset or closed connection
@@ -72,6 +73,8 @@ func kindOfState(code string) string {
 		return adapters.KindTimeout
 	case code == "40001", code == "40P01":
 		return adapters.KindThrottled
+	case code == "23505":
+		return adapters.KindDuplicate
 	case strings.HasPrefix(code, "08"), strings.HasPrefix(code, "53"), strings.HasPrefix(code, "57P"):
 		return adapters.KindUnavailable
 	}

@@ -219,10 +219,34 @@ func (db *DB) InsertBatch(ctx context.Context, table string, records []adapters.
 	case db.batch.API:
 		err = db.insertPipelined(ctx, c, records)
 	default:
-		err = db.insertInTx(ctx, c, records)
+		err = db.insertInTx(ctx, c, records, nil)
 	}
 	db.pool.Put(c, c.bad)
 	return err
+}
+
+// RowTimed says the load's batches are YCSB's jdbc.autocommit=false
+// without jdbc.batchupdateapi: one INSERT per record, a commit per batch
+// (adapters.RowTimer).
+func (db *DB) RowTimed() bool { return db.batch.Tx && !db.batch.API }
+
+// InsertBatchTimed is InsertBatch appending each record's time to took
+// (adapters.RowTimer): from the previous record's end to its INSERT's,
+// the commit in the last record's.
+func (db *DB) InsertBatchTimed(ctx context.Context, table string, records []adapters.Record, took []int64) ([]int64, error) {
+	if err := db.cfg.CheckTable(table); err != nil {
+		return took, err
+	}
+	if len(records) == 0 {
+		return took, nil
+	}
+	c, err := db.get(ctx)
+	if err != nil {
+		return took, db.opError("insert", err)
+	}
+	err = db.insertInTx(ctx, c, records, &took)
+	db.pool.Put(c, c.bad)
+	return took, err
 }
 
 func (db *DB) insertRewritten(ctx context.Context, c *conn, records []adapters.Record) error {
@@ -264,7 +288,7 @@ func (db *DB) insertPipelined(ctx context.Context, c *conn, records []adapters.R
 			return db.opError("insert", err)
 		}
 		if st.name == "" {
-			return db.insertInTx(ctx, c, records) // too many statements to pipeline unnamed ones
+			return db.insertInTx(ctx, c, records, nil) // too many statements to pipeline unnamed ones
 		}
 		stmts[i] = st
 	}
@@ -287,7 +311,11 @@ func (db *DB) insertPipelined(ctx context.Context, c *conn, records []adapters.R
 	return nil
 }
 
-func (db *DB) insertInTx(ctx context.Context, c *conn, records []adapters.Record) error {
+// insertInTx inserts the records one INSERT at a time in one
+// transaction; took, when not nil, gets each record's time
+// (sqlbase.RowClock).
+func (db *DB) insertInTx(ctx context.Context, c *conn, records []adapters.Record, took *[]int64) error {
+	clock := sqlbase.StartRowClock(took)
 	if _, err := c.query(ctx, "BEGIN"); err != nil {
 		return db.opError("insert", err)
 	}
@@ -298,10 +326,12 @@ func (db *DB) insertInTx(ctx context.Context, c *conn, records []adapters.Record
 			}
 			return err
 		}
+		clock.Row()
 	}
 	if _, err := c.query(ctx, "COMMIT"); err != nil {
 		return db.opError("insert", err)
 	}
+	clock.End()
 	return nil
 }
 

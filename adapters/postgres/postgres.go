@@ -48,7 +48,9 @@ func init() {
 		Description: "PostgreSQL, as YCSB's JDBC binding drives it: usertable's YCSB_KEY and FIELD columns, prepared statements",
 		Prefixes:    sqlbase.Prefixes,
 		Keys:        sqlbase.Keys,
-		Notes:       func(p adapters.Properties) []string { return sqlbase.Notes(p, driverName) },
+		Notes: func(p adapters.Properties) []string {
+			return append(sqlbase.Notes(p, driverName), urlWarnings(p[sqlbase.PropURL])...)
+		},
 		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(ctx, props)
 		},
@@ -71,6 +73,8 @@ type DB struct {
 var (
 	_ adapters.DB            = (*DB)(nil)
 	_ adapters.BatchInserter = (*DB)(nil)
+	_ adapters.BatchQueuer   = (*DB)(nil)
+	_ adapters.RowTimer      = (*DB)(nil)
 	_ adapters.Describer     = (*DB)(nil)
 	_ adapters.Preparer      = (*DB)(nil)
 	_ adapters.Partitioned   = (*DB)(nil)
@@ -148,3 +152,8 @@ func (db *DB) createTable(ctx context.Context) (sqlbase.Table, error) {
 // BatchSize is db.batchsize when the load batches (jdbc.batchupdateapi, or
 // jdbc.autocommit=false), else 1.
 func (db *DB) BatchSize() int { return db.batch.Rows }
+
+// QueuesBatches says the load's batches report as YCSB's binding's with
+// jdbc.batchupdateapi=true: BATCHED_OK for each queued record, OK for the
+// one that sends the batch (see sqlbase.Batch.API).
+func (db *DB) QueuesBatches() bool { return db.batch.API }

@@ -51,7 +51,7 @@ func TestConnConfig(t *testing.T) {
 	}
 	for _, bad := range []string{
 		"jdbc:mysql://127.0.0.1/ycsb",
-		"jdbc:postgresql://127.0.0.1/ycsb?password=s3cret&prepareThreshold=5",
+		"jdbc:postgresql://127.0.0.1/ycsb?password=s3cret&preferQueryMode=simple",
 		"mysql://u:s3cret@127.0.0.1/ycsb",
 	} {
 		_, _, err := connConfig(sqlbase.Config{URL: bad})
@@ -78,7 +78,7 @@ func TestClassify(t *testing.T) {
 		{&pgconn.PgError{Code: "40P01"}, adapters.KindThrottled},
 		{&pgconn.PgError{Code: "53300", Message: "sorry, too many clients already"}, adapters.KindUnavailable},
 		{&pgconn.PgError{Code: "57P01"}, adapters.KindUnavailable},
-		{&pgconn.PgError{Code: "23505"}, adapters.KindOther},
+		{&pgconn.PgError{Code: "23505"}, adapters.KindDuplicate},
 		{&pgconn.PgError{Code: "28P01", Message: "password authentication failed"}, adapters.KindOther},
 		{fmt.Errorf("read: %w", io.ErrUnexpectedEOF), adapters.KindUnavailable},
 		{fmt.Errorf("dial: %w", syscall.ECONNREFUSED), adapters.KindUnavailable},
@@ -95,7 +95,7 @@ func TestClassify(t *testing.T) {
 
 // The DDL of a table made at load.
 func TestCreateSQL(t *testing.T) {
-	got := CreateSQL(sqlbase.Config{Table: "usertable", Fields: 2, FieldPrefix: "field", Partitions: 3})
+	got := CreateSQL(sqlbase.Config{Table: "usertable", Fields: 2, FieldPrefix: "field", Partitions: 3, Layout: sqlbase.LayoutBinary})
 	want := `SELECT pg_advisory_xact_lock(hashtext('benchtop:' || 'usertable'));
 CREATE TABLE IF NOT EXISTS usertable (YCSB_KEY VARCHAR(255) COLLATE "C" PRIMARY KEY, FIELD0 BYTEA, FIELD1 BYTEA) PARTITION BY HASH (YCSB_KEY);
 CREATE TABLE IF NOT EXISTS usertable_p0 PARTITION OF usertable FOR VALUES WITH (MODULUS 3, REMAINDER 0);
@@ -107,5 +107,32 @@ CREATE TABLE IF NOT EXISTS usertable_p2 PARTITION OF usertable FOR VALUES WITH (
 	}
 	if got := CreateSQL(sqlbase.Config{Table: "t", Fields: 1, FieldPrefix: "field", Partitions: 1}); strings.Contains(got, "PARTITION") {
 		t.Errorf("one partition is no partitioning: %s", got)
+	}
+	// By default YCSB's documented DDL: VARCHAR key, TEXT fields, the
+	// database's collation.
+	got = CreateSQL(sqlbase.Config{Table: "usertable", Fields: 2, FieldPrefix: "field", Partitions: 1, Layout: sqlbase.LayoutYCSB})
+	if want := "CREATE TABLE IF NOT EXISTS usertable (YCSB_KEY VARCHAR(255) PRIMARY KEY, FIELD0 TEXT, FIELD1 TEXT);\n"; !strings.HasSuffix(got, want) {
+		t.Errorf("got\n%s\nwant it to end with\n%s", got, want)
+	}
+}
+
+// pgjdbc's prepareThreshold is accepted, kept from libpq, and draws one
+// warning naming it.
+func TestPrepareThresholdWarned(t *testing.T) {
+	t.Parallel()
+	const u = "jdbc:postgresql://127.0.0.1:5432/ycsb?prepareThreshold=0&reWriteBatchedInserts=true"
+	cfg, rewrite, err := connConfig(sqlbase.Config{URL: u})
+	if err != nil || !rewrite {
+		t.Fatalf("connConfig: rewrite %v, %v", rewrite, err)
+	}
+	if _, ok := cfg.RuntimeParams[prepareParam]; ok {
+		t.Errorf("%s would reach the server as a setting", prepareParam)
+	}
+	got := urlWarnings(u)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "warning: db.url's prepareThreshold=0 has no effect: ") {
+		t.Errorf("warnings %q, want one for prepareThreshold", got)
+	}
+	if got := urlWarnings("postgres://u@h/db"); got != nil {
+		t.Errorf("a libpq URL: warnings %q, want none", got)
 	}
 }

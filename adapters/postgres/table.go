@@ -45,19 +45,25 @@ func (db *DB) inspect(ctx context.Context, c *conn) (sqlbase.Table, error) {
 	return t, nil
 }
 
-// CreateSQL is the DDL benchtop runs for a table absent at load: YCSB's
-// layout, with a key of the C collation (byte order, as benchtop orders
-// keys, whatever the database's locale) and bytea fields (values are
-// bytes), hash-partitioned when partitions > 1; in one implicit
+// CreateSQL is the DDL benchtop runs for a table absent at load. By
+// default YCSB's documented DDL (its jdbc README): a VARCHAR(255) key and
+// TEXT fields in the database's default collation; with
+// db.tablelayout=binary a key of the C collation (byte order, as benchtop
+// orders keys, whatever the database's locale) and bytea fields (values
+// as bytes). Hash-partitioned when partitions > 1; in one implicit
 // transaction under an advisory lock, so that the agents of a fleet can
 // all ask for it at once.
 func CreateSQL(c sqlbase.Config) string {
 	cols := sqlbase.NewColumns(c.FieldPrefix, c.Fields)
 	var b strings.Builder
 	fmt.Fprintf(&b, "SELECT pg_advisory_xact_lock(hashtext('benchtop:' || %s));\n", quote(c.Table))
-	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (YCSB_KEY VARCHAR(255) COLLATE \"C\" PRIMARY KEY", c.Table)
+	key, field := "VARCHAR(255)", "TEXT"
+	if c.Layout == sqlbase.LayoutBinary {
+		key, field = `VARCHAR(255) COLLATE "C"`, "BYTEA"
+	}
+	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (YCSB_KEY %s PRIMARY KEY", c.Table, key)
 	for _, n := range cols.Names {
-		fmt.Fprintf(&b, ", %s BYTEA", strings.ToUpper(n))
+		fmt.Fprintf(&b, ", %s %s", strings.ToUpper(n), field)
 	}
 	b.WriteString(")")
 	if c.Partitions > 1 {

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"net/url"
 	"sort"
 	"strings"
@@ -28,6 +29,30 @@ var jdbcParams = map[string]string{
 	"currentSchema":   "search_path",
 	"options":         "options",
 	rewriteParam:      "",
+	prepareParam:      "",
+}
+
+// prepareParam is pgjdbc's prepareThreshold: accepted in a
+// jdbc:postgresql:// URL, not honoured, warned about (urlWarnings).
+const prepareParam = "prepareThreshold"
+
+// urlWarnings are the warning lines of the pgjdbc parameters of a
+// jdbc:postgresql:// db.url that benchtop accepts but does not honour.
+func urlWarnings(raw string) []string {
+	if len(raw) <= 5 || !strings.EqualFold(raw[:5], "jdbc:") {
+		return nil
+	}
+	u, err := url.Parse(raw[5:])
+	if err != nil {
+		return nil // the error is told when the adapter opens
+	}
+	v, ok := u.Query()[prepareParam]
+	if !ok {
+		return nil
+	}
+	return []string{fmt.Sprintf("warning: db.url's %s=%s has no effect: benchtop prepares each statement on the server at its first use on a connection "+
+		"(pgjdbc at its %s-th execution, 5 by default, never with 0), so only the first few executions per statement and connection differ from YCSB's",
+		prepareParam, v[len(v)-1], prepareParam)}
 }
 
 // connConfig turns db.url (a postgres:// URL, a libpq keyword/value string,
@@ -96,6 +121,9 @@ func fromJDBC(rest string) (string, bool, error) {
 			return "", false, &paramError{name: k, known: names}
 		}
 		v := vs[len(vs)-1]
+		if k == prepareParam {
+			continue
+		}
 		if to == "" {
 			rewrite = strings.EqualFold(v, "true")
 			continue

@@ -19,6 +19,19 @@ const (
 	PropFetchSize   = "jdbc.fetchsize"      // a scan's fetch size hint: accepted, no effect (warned)
 	PropAutoCommit  = "jdbc.autocommit"     // true: every statement commits by itself
 	PropBatchUpdate = "jdbc.batchupdateapi" // true: a batch goes to the server in one go
+	// PropLayout is benchtop's own: the columns of a table it creates at
+	// load (LayoutYCSB or LayoutBinary).
+	PropLayout = "db.tablelayout"
+)
+
+// The layouts of a table benchtop creates at load (PropLayout).
+const (
+	// LayoutYCSB is YCSB's documented DDL (its jdbc README): a VARCHAR(255)
+	// key and TEXT fields, in the database's default collation.
+	LayoutYCSB = "ycsb"
+	// LayoutBinary is a key ordered byte by byte (PostgreSQL's COLLATE "C",
+	// MySQL's utf8mb4_bin) and binary fields (BYTEA, LONGBLOB).
+	LayoutBinary = "binary"
 )
 
 // Prefixes are the property-name prefixes the SQL adapters claim.
@@ -28,7 +41,7 @@ var Prefixes = []string{"db.", "jdbc."}
 // the core names they use (table, fieldcount, fieldnameprefix, partitions,
 // threadcount).
 var Keys = []string{
-	PropURL, PropUser, PropPasswd, PropDriver, PropBatchSize, PropFetchSize, PropAutoCommit, PropBatchUpdate,
+	PropURL, PropUser, PropPasswd, PropDriver, PropBatchSize, PropFetchSize, PropAutoCommit, PropBatchUpdate, PropLayout,
 	"table", "fieldcount", "fieldnameprefix", "partitions", "threadcount",
 }
 
@@ -52,6 +65,8 @@ type Config struct {
 	AutoCommit   bool // jdbc.autocommit
 	BatchUpdates bool // jdbc.batchupdateapi
 	FetchSize    int  // jdbc.fetchsize (no effect)
+
+	Layout string // db.tablelayout: LayoutYCSB or LayoutBinary
 }
 
 // identifier is a table name the binding puts in its statements as it
@@ -85,6 +100,7 @@ func read(r *adapters.Reader) Config {
 		AutoCommit:   r.Bool(PropAutoCommit, true),
 		BatchUpdates: r.Bool(PropBatchUpdate, false),
 		FetchSize:    r.Int(PropFetchSize, -1, -1, 1<<31-1),
+		Layout:       strings.TrimSpace(r.String(PropLayout, LayoutYCSB)),
 	}
 	_ = r.String(PropDriver, "") // accepted and ignored (Notes)
 	return c
@@ -100,6 +116,9 @@ func validate(c Config) (Config, error) {
 			Allowed: "one address: YCSB's shards (several URLs separated by ';') are not supported, run one benchtop per database"}
 	case !identifier.MatchString(c.Table):
 		return c, &adapters.ConfigError{Key: "table", Value: c.Table, Allowed: "a plain SQL name (letters, digits, _ and $, not first a digit), optionally schema.table"}
+	case c.Layout != LayoutYCSB && c.Layout != LayoutBinary:
+		return c, &adapters.ConfigError{Key: PropLayout, Value: c.Layout, Allowed: LayoutYCSB + " (YCSB's DDL: VARCHAR key, TEXT fields, the database's collation) or " +
+			LayoutBinary + " (a key in byte order, binary fields)"}
 	case !identifier.MatchString(c.FieldPrefix + "0"):
 		return c, &adapters.ConfigError{Key: "fieldnameprefix", Value: c.FieldPrefix, Allowed: "a prefix that makes plain SQL column names (letters, digits and _)"}
 	}

@@ -236,7 +236,7 @@ func TestCheck(t *testing.T) {
 
 func TestReadConfig(t *testing.T) {
 	c, err := ReadConfig(adapters.Properties{PropURL: "postgres://h/db"})
-	if err != nil || c.Table != "usertable" || c.Fields != 10 || c.FieldPrefix != "field" || !c.AutoCommit || c.BatchSize != -1 || c.Threads != 1 {
+	if err != nil || c.Table != "usertable" || c.Fields != 10 || c.FieldPrefix != "field" || !c.AutoCommit || c.BatchSize != -1 || c.Threads != 1 || c.Layout != LayoutYCSB {
 		t.Errorf("defaults: %+v, %v", c, err)
 	}
 	for _, tc := range []struct {
@@ -250,6 +250,7 @@ func TestReadConfig(t *testing.T) {
 		{adapters.Properties{PropURL: "x", "fieldnameprefix": "f-"}, "fieldnameprefix"},
 		{adapters.Properties{PropURL: "x", PropBatchSize: "many"}, PropBatchSize},
 		{adapters.Properties{PropURL: "x", PropAutoCommit: "perhaps"}, PropAutoCommit},
+		{adapters.Properties{PropURL: "x", PropLayout: "blob"}, PropLayout},
 	} {
 		_, err := ReadConfig(tc.props)
 		var ce *adapters.ConfigError
@@ -371,4 +372,22 @@ var held atomic.Int64
 // Keys are exactly what the adapters read.
 func TestKeys(t *testing.T) {
 	adaptertest.CheckKeys(t, Prefixes, Keys, adapters.Properties{PropURL: "x"}, func(r *adapters.Reader) { read(r) })
+}
+
+// A RowClock gives each record one time, the last one's holding what
+// followed it (the commit); started on nil it records nothing.
+func TestRowClock(t *testing.T) {
+	t.Parallel()
+	var took []int64
+	c := StartRowClock(&took)
+	c.Row()
+	c.Row()
+	before := took[1]
+	c.End()
+	if len(took) != 2 || took[0] < 0 || took[1] < before {
+		t.Errorf("took %v: want 2 times, the last grown by End", took)
+	}
+	none := StartRowClock(nil)
+	none.Row()
+	none.End()
 }

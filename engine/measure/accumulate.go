@@ -191,7 +191,7 @@ func (a *Accumulator) addCounters(o *Set) {
 func (a *Accumulator) Take() *Set {
 	r := &a.rest
 	out := &Set{OutOfRange: r.OutOfRange, Errors: r.Errors, Causes: r.Causes, Integrity: r.Integrity, Missing: r.Missing,
-		Ops: r.Ops, Failed: r.Failed, CutOff: r.CutOff, MaxLag: r.MaxLag}
+		Ops: r.Ops, Failed: r.Failed, CutOff: r.CutOff, MaxLag: r.MaxLag, Batched: r.Batched}
 	for slot, used := range a.used {
 		if !used {
 			continue

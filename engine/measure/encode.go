@@ -24,6 +24,9 @@ type wireSet struct {
 	Errors                  []wireErrors
 	Integrity, Ops, MaxLag  int64
 	Missing, Failed, CutOff int64
+	// Batched is Set.Batched up to its last non-zero op type (absent in
+	// the encodings of benchtops older than it: none batched).
+	Batched []int64 `json:",omitempty"`
 }
 
 // wireHist is one histogram of a wireSet.
@@ -44,6 +47,11 @@ type wireErrors struct {
 func (s *Set) wire() (*wireSet, error) {
 	w := &wireSet{Version: wireVersion, Lowest: Lowest, Highest: Highest, Digits: Digits,
 		Integrity: s.Integrity, Ops: s.Ops, MaxLag: s.MaxLag, Missing: s.Missing, Failed: s.Failed, CutOff: s.CutOff}
+	for op, n := range s.Batched {
+		if n != 0 {
+			w.Batched = s.Batched[:op+1]
+		}
+	}
 	for slot, h := range s.H {
 		if (h == nil || h.TotalCount() == 0) && s.OutOfRange[slot] == 0 {
 			continue
@@ -73,7 +81,9 @@ func (s *Set) wire() (*wireSet, error) {
 
 // counters is a Set holding the wire form's counters.
 func (w *wireSet) counters() Set {
-	return Set{Integrity: w.Integrity, Missing: w.Missing, Ops: w.Ops, Failed: w.Failed, CutOff: w.CutOff, MaxLag: w.MaxLag}
+	s := Set{Integrity: w.Integrity, Missing: w.Missing, Ops: w.Ops, Failed: w.Failed, CutOff: w.CutOff, MaxLag: w.MaxLag}
+	copy(s.Batched[:], w.Batched)
+	return s
 }
 
 func (s *Set) fromWire(w *wireSet) error {
@@ -156,7 +166,7 @@ func (s *Set) UnmarshalJSON(data []byte) error {
 // histograms bucket by bucket, counters and errors.
 func (s *Set) Equal(o *Set) bool {
 	if s.Integrity != o.Integrity || s.Missing != o.Missing || s.Ops != o.Ops || s.Failed != o.Failed || s.CutOff != o.CutOff ||
-		s.MaxLag != o.MaxLag || s.OutOfRange != o.OutOfRange {
+		s.MaxLag != o.MaxLag || s.OutOfRange != o.OutOfRange || s.Batched != o.Batched {
 		return false
 	}
 	for i := range s.H {

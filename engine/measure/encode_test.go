@@ -27,6 +27,7 @@ func fill(r *rand.Rand, n int, clamp bool) (*Set, []int64) {
 	}
 	s.Ops, s.Integrity, s.MaxLag = int64(n), 3, 12345
 	s.Failed, s.Missing, s.CutOff = 7, 2, 5
+	s.Batched[3] = 9
 	return s, vals
 }
 

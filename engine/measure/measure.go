@@ -69,6 +69,11 @@ type Set struct {
 	// MaxLag is the largest schedule lag seen (ns between an operation's
 	// intended and actual start).
 	MaxLag int64
+	// Batched counts, per op type, the successful operations that only
+	// queued a record in a batch a later one sent (YCSB's BATCHED_OK, of
+	// the JDBC binding's jdbc.batchupdateapi). They are in the OK
+	// histogram too, as YCSB counts BATCHED_OK as a success.
+	Batched [NumOps]int64
 }
 
 // Record adds one value (ns) to slot, allocating the histogram on first
@@ -146,6 +151,9 @@ func (s *Set) Merge(o *Set) {
 	s.Ops += o.Ops
 	s.Failed += o.Failed
 	s.CutOff += o.CutOff
+	for op, n := range o.Batched {
+		s.Batched[op] += n
+	}
 	if o.MaxLag > s.MaxLag {
 		s.MaxLag = o.MaxLag
 	}
@@ -169,6 +177,7 @@ func (s *Set) Reset() {
 	s.Failed = 0
 	s.CutOff = 0
 	s.MaxLag = 0
+	s.Batched = [NumOps]int64{}
 }
 
 // Empty reports whether s holds no measurement.

@@ -330,3 +330,24 @@ func TestAddedLinesAreComments(t *testing.T) {
 		}
 	}
 }
+
+// A load whose batches queue (jdbc.batchupdateapi) prints YCSB's two
+// statuses: the records that sent a batch as OK, the queued ones as
+// BATCHED_OK, both in the INSERT histogram.
+func TestWriteYCSBBatchedOK(t *testing.T) {
+	t.Parallel()
+	set := &measure.Set{}
+	set.RecordN(measure.Slot(ycsb.OpInsert, measure.OK), 2000, 990)
+	set.RecordN(measure.Slot(ycsb.OpInsert, measure.OK), 9_000_000, 10)
+	set.Batched[ycsb.OpInsert] = 990
+	set.Ops = 1000
+	res := &engine.PhaseResult{Phase: engine.PhaseLoad, RunTime: time.Second, Set: set,
+		Percentiles: []float64{95, 99}, Measurement: "op", OpNames: ycsb.OpNames}
+	var b bytes.Buffer
+	WriteYCSB(&b, res)
+	got := parseYCSB(t, b.String())["INSERT"]
+	if got["Operations"] != "1000" || got["Return=OK"] != "10" || got["Return=BATCHED_OK"] != "990" {
+		t.Errorf("INSERT: Operations %q, Return=OK %q, Return=BATCHED_OK %q; want 1000, 10, 990\n%s",
+			got["Operations"], got["Return=OK"], got["Return=BATCHED_OK"], b.String())
+	}
+}

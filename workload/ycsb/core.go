@@ -110,6 +110,8 @@ type coreWorkload struct {
 	loadEnd     int64 // first key number not loaded by this load phase
 	batch       int   // load-phase batch size (1 = plain Insert)
 	batcher     adapters.BatchInserter
+	queues      bool              // the batcher's batches report as queued (adapters.BatchQueuer)
+	rowTimer    adapters.RowTimer // the batcher times each record (adapters.RowTimer), or nil
 	randPool    []byte
 	// deleted holds the key numbers this run deleted (dataintegrity
 	// only): a read of one of them that is not found is no missing
@@ -161,6 +163,12 @@ func newCoreWorkload(cfg *Config, db adapters.DB) (*coreWorkload, error) {
 	if bi, ok := db.(adapters.BatchInserter); ok && bi.BatchSize() > 1 {
 		w.batcher = bi
 		w.batch = bi.BatchSize()
+		if q, ok := db.(adapters.BatchQueuer); ok {
+			w.queues = q.QueuesBatches()
+		}
+		if rt, ok := db.(adapters.RowTimer); ok && !w.queues && rt.RowTimed() {
+			w.rowTimer = rt
+		}
 	}
 	// Random values are slices of one read-only pool of printable bytes
 	// (YCSB's RandomByteIterator draws printable characters too): adapters
@@ -260,6 +268,14 @@ type coreWorker struct {
 	seen    []bool // verify: fields met in one read
 	verBuf  []byte // verify: the value expected
 	retry   loadRetry
+	// took is the last load step's time of each record timed on its own
+	// (workload.Queuer), nil when the step timed none; batched says they
+	// only queued (BATCHED_OK); clock times them (ns, monotonic); rowTook
+	// is the adapter's times of a RowTimer's batch.
+	took    []int64
+	batched bool
+	rowTook []int64
+	clock   func() int64
 }
 
 func (w *coreWorkload) newWorker(seed uint64) *coreWorker {
@@ -272,6 +288,7 @@ func (w *coreWorkload) newWorker(seed uint64) *coreWorker {
 		seen:    make([]bool, len(w.fieldNames)),
 		names:   make([]string, 0, len(w.fieldNames)),
 		perm:    make([]int, len(w.fieldNames)),
+		clock:   monotonic,
 	}
 	for i := range cw.perm {
 		cw.perm[i] = i

@@ -33,6 +33,7 @@ func (cw *coreWorker) Delay() time.Duration {
 // records, 0 when the load is done. Each try is measured as an INSERT, as
 // YCSB's measurements count every attempt.
 func (cw *coreWorker) Load(ctx context.Context, limit func(int) int) (int, error) {
+	cw.took = nil
 	if cw.retry.pending {
 		return cw.loadAgain(ctx)
 	}
@@ -54,21 +55,79 @@ func (cw *coreWorker) Load(ctx context.Context, limit func(int) int) (int, error
 	if want == 0 {
 		return 0, nil
 	}
-	cw.buildBatch(want)
-	err := w.batcher.InsertBatch(ctx, w.cfg.Table, cw.batch)
+	built := cw.buildBatch(want)
+	var err error
+	if w.rowTimer != nil {
+		err = cw.insertRowTimed(ctx, cw.batch, built)
+	} else {
+		err = w.batcher.InsertBatch(ctx, w.cfg.Table, cw.batch)
+	}
 	if err != nil {
 		cw.keepForRetry("", nil, cw.batch)
 	}
 	return want, err
 }
 
-// buildBatch fills cw.batch with the next want records. Batches need
-// stable keys and values until the call returns: they are built in
-// per-call arenas.
-func (cw *coreWorker) buildBatch(want int) {
+// insertRowTimed inserts records through the adapter's RowTimer and
+// keeps in cw.took each record's building (built, none for a retry) and
+// statement time but the last's: YCSB's executeUpdate per record with
+// jdbc.autocommit=false, each OK, the commit in the last record's time.
+func (cw *coreWorker) insertRowTimed(ctx context.Context, records []adapters.Record, built []int64) error {
+	var err error
+	cw.rowTook, err = cw.w.rowTimer.InsertBatchTimed(ctx, cw.w.cfg.Table, records, cw.rowTook[:0])
+	if err != nil || len(cw.rowTook) != len(records) {
+		return err
+	}
+	took := make([]int64, len(records)-1)
+	for i := range took {
+		took[i] = cw.rowTook[i]
+		if i < len(built) {
+			took[i] += built[i]
+		}
+	}
+	cw.took, cw.batched = took, false
+	return nil
+}
+
+// epoch is the origin of monotonic.
+var epoch = time.Now()
+
+// monotonic is the time (ns) on the monotonic clock.
+func monotonic() int64 { return int64(time.Since(epoch)) }
+
+// Queued implements workload.Queuer: the time of each record of the last
+// load step timed on its own, when the adapter's batches report as
+// queued (batched) or time each record.
+func (cw *coreWorker) Queued() ([]int64, bool) { return cw.took, cw.batched }
+
+// queuedTimes keeps in cw.took what YCSB's rule makes of a batch of n
+// records whose records' own times are took (all of them, built or not):
+// a full batch's last record sends it, so it is left out (the runner
+// gives it the rest of the step); a short one, the load's last, is all
+// queued.
+func (cw *coreWorker) queuedTimes(took []int64, n int) {
+	if n >= cw.w.batch {
+		took = took[:n-1]
+	}
+	cw.took, cw.batched = took, true
+}
+
+// buildBatch fills cw.batch with the next want records, timing each
+// record's building when the batches report as queued (its addBatch, in
+// YCSB's binding; kept in cw.took) or time each record (returned).
+// Batches need stable keys and values until the call returns: they are
+// built in per-call arenas.
+func (cw *coreWorker) buildBatch(want int) []int64 {
 	w := cw.w
 	cw.batch = cw.batch[:0]
 	var valArena []byte
+	var took []int64
+	var last int64
+	timed := w.queues || w.rowTimer != nil
+	if timed {
+		took = make([]int64, 0, want)
+		last = cw.clock()
+	}
 	for i := 0; i < want; i++ {
 		n := w.keySequence.Next()
 		key := string(w.keyInto(&cw.keyArr, n))
@@ -79,7 +138,16 @@ func (cw *coreWorker) buildBatch(want int) {
 			vals[j] = adapters.Field{Name: name, Value: valArena[len(valArena)-len(v):]}
 		}
 		cw.batch = append(cw.batch, adapters.Record{Key: key, Fields: vals})
+		if timed {
+			now := cw.clock()
+			took = append(took, now-last)
+			last = now
+		}
 	}
+	if w.queues {
+		cw.queuedTimes(took, want)
+	}
+	return took
 }
 
 // keepForRetry keeps a failed insert (copied: the buffers are reused) or
@@ -132,10 +200,17 @@ func (cw *coreWorker) loadAgain(ctx context.Context) (int, error) {
 	cw.retry.pending = false
 	var n int
 	var err error
-	if cw.retry.batch != nil {
+	switch {
+	case cw.retry.batch != nil && w.rowTimer != nil:
+		n, err = len(cw.retry.batch), cw.insertRowTimed(ctx, cw.retry.batch, nil)
+	case cw.retry.batch != nil:
 		n, err = len(cw.retry.batch), w.batcher.InsertBatch(ctx, w.cfg.Table, cw.retry.batch)
-	} else {
+	default:
 		n, err = 1, w.db.Insert(ctx, w.cfg.Table, cw.retry.key, cw.retry.fields)
+	}
+	if err == nil && cw.retry.batch != nil && w.queues {
+		// Queued before: the records' queuing takes no time now.
+		cw.queuedTimes(make([]int64, n), n)
 	}
 	if err == nil || !cw.scheduleRetry() {
 		cw.retry = loadRetry{fields: cw.retry.fields[:0]}

@@ -213,6 +213,40 @@ func Normalize(stmt, table string) string {
 	return updateField.ReplaceAllString(s, "UPDATE $1 SET FIELD=$2 WHERE")
 }
 
+// limitValue is a scan's LIMIT as text inlines it.
+var limitValue = regexp.MustCompile(`LIMIT [0-9]+$`)
+
+// Parameterize is a statement the server received as text, its values
+// inlined (Connector/J's default, the Go driver's interpolateParams), with
+// each value back to a '?': every quoted string ('...', with backslash
+// escapes and doubled quotes), and a scan's LIMIT number. A value sent
+// as bytes (_binary'...') keeps its prefix, so it compares with nothing
+// YCSB sends.
+func Parameterize(stmt string) string {
+	var b strings.Builder
+	for i := 0; i < len(stmt); i++ {
+		if stmt[i] != '\'' {
+			b.WriteByte(stmt[i])
+			continue
+		}
+		for i++; i < len(stmt); i++ {
+			if stmt[i] == '\\' {
+				i++
+				continue
+			}
+			if stmt[i] == '\'' {
+				if i+1 < len(stmt) && stmt[i+1] == '\'' {
+					i++
+					continue
+				}
+				break
+			}
+		}
+		b.WriteByte('?')
+	}
+	return limitValue.ReplaceAllString(b.String(), "LIMIT ?")
+}
+
 // CompareStatements checks that every statement the server ran on table
 // is one the docs list, and that each kind the workload sent (want, a
 // subset of the documented, normalized) was seen.
