@@ -35,7 +35,7 @@ func fleetRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
-	if err := checkThresholdOps(o.Thresholds, cfg); err != nil { // thresholds.go
+	if err := checkRunOps(o, cfg); err != nil { // thresholds.go
 		return st.fail(exitUsage, err)
 	}
 	// Every output (YCSB's exportfile and HDR files too: the coordinator

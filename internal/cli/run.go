@@ -45,7 +45,7 @@ func localRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
-	if err := checkThresholdOps(o.Thresholds, cfg); err != nil { // thresholds.go
+	if err := checkRunOps(o, cfg); err != nil { // thresholds.go
 		return st.fail(exitUsage, err)
 	}
 	// Every output is checked before the database, against the inputs
