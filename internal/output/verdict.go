@@ -11,8 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"benchtop/internal/infile"
 	"benchtop/workload/stream"
 )
 
@@ -31,7 +31,7 @@ var errNoLedger = errors.New("no stream ledger: benchtop verdict merges the JSON
 // ReadMember reads a process's ledger from its JSON summary (--json).
 // Errors name the file.
 func ReadMember(path string) (*Member, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, PathCause(err))
 	}
