@@ -58,10 +58,7 @@ func TestInputFIFOWithNoWriter(t *testing.T) {
 			if got != exitUsage || strings.Count(msg, "\n") != 1 {
 				t.Fatalf("exit %d, stderr %q: want %d and one line", got, msg, exitUsage)
 			}
-			want := c.want
-			if strings.Contains(want, "%s") {
-				want = strings.Replace(want, "%s", fifo, 1)
-			}
+			want := strings.Replace(c.want, "%s", fifo, 1)
 			if !strings.Contains(msg, want) {
 				t.Errorf("stderr %q does not say %q", msg, want)
 			}

@@ -6,6 +6,8 @@ package cli
 // its agents' ledgers (internal/output/verdict.go).
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"benchtop/internal/output"
@@ -41,7 +43,7 @@ func parseVerdictArgs(args []string) (*verdictArgs, error) {
 			}
 			a.out = val
 		case "h", "help":
-			return nil, usagef("%s", verdictUsage)
+			return nil, errCommandHelp
 		default:
 			return nil, usagef("verdict: unknown flag %q (allowed: --json)", arg)
 		}
@@ -69,6 +71,10 @@ func parseVerdictArgs(args []string) (*verdictArgs, error) {
 // ledger twice).
 func verdictCommand(st *State, args []string) int {
 	a, err := parseVerdictArgs(args)
+	if errors.Is(err, errCommandHelp) {
+		fmt.Fprintln(st.Stdout, verdictUsage)
+		return exitOK
+	}
 	if err != nil {
 		return st.fail(exitUsage, err)
 	}
