@@ -107,6 +107,15 @@ func localRun(st *State, o *options) int {
 			SaveReport: func() (string, error) { return output.SaveRun(p.runner, p.exports) }, Interval: p.runner.Interval()}, p.note)
 		p.hangup.listen(srv) // [screen] benchtop attach
 	}
+	// A run that will not end by itself says so first (hangup.go).
+	p.hangup.started, p.hangup.endless = p.runner.Info().Start, runsUntilStopped(o, cfg)
+	if p.hangup.endless {
+		if st.Interactive {
+			p.note = joinNotes("runs until stopped: "+noEndReason, p.note) // first: the line may be cut
+		} else {
+			st.tell("runs until stopped: %s (SIGINT or SIGTERM ends it)", noEndReason)
+		}
+	}
 	st.onSignal(p.runner.Interrupt)
 	st.onHangup(p.hangup.lose) // the run goes on (hangup.go)
 	if st.signalled() != nil {
