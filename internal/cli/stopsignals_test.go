@@ -228,3 +228,31 @@ func (v *sshViewer) waitFor(t *testing.T, s string) {
 
 // close drops the connection, as a killed ssh client does.
 func (v *sshViewer) close() { v.client.Close() }
+
+// A run that finished on its screen (at "finished · q to quit") with an
+// SSH viewer watching exits with its own status once its terminal and
+// the viewer are gone: nothing is left to quit it.
+func TestFinishedRunExitsWhenItsTerminalGoes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 2 s run on a pseudo-terminal (go test -short skips it)")
+	}
+	t.Parallel()
+	dir, xdg, state := t.TempDir(), t.TempDir(), t.TempDir()
+	addr := freeAddr(t)
+	args := append(append([]string(nil), runArgs...), "-p", "maxexecutiontime=2", "--serve-ssh", addr)
+	tm := startOnTerminalEnv(t, dir, []string{"XDG_RUNTIME_DIR=" + xdg, "XDG_STATE_HOME=" + state, "TERM=xterm-256color", "LANG=C.UTF-8"}, args...)
+	tm.waitFor(t, `Threads\s+1\b`)
+	v := watch(t, addr)
+	v.waitFor(t, "1 viewer")
+	tm.waitFor(t, `finished\s*·\s*q to quit`)
+	v.close()
+	tm.hangUp(t)
+	select {
+	case <-tm.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a finished run whose terminal and viewer went still runs 30 s on")
+	}
+	if code := tm.exit(t); code != 0 {
+		t.Fatalf("exit %d, want the run's own 0", code)
+	}
+}
