@@ -249,3 +249,26 @@ func unknownFlag(o *options, a, name string) error {
 }
 
 func ident(s string) string { return s }
+
+// The flags of the commands that parse their own (agent, report,
+// verdict), as their usage text and their unknown-flag message give
+// them; TestHelpListsEveryFlagAndCommand checks the usage has each.
+var (
+	agentFlags   = []string{"--listen", "--stdio", "--once", "--token-file", "--tls-cert", "--tls-key", "--auth-timeout", "--max-unauthenticated"}
+	reportFlags  = []string{"-o", "--hdr-log", "--timeseries", "--png", "--compare"}
+	verdictFlags = []string{"--json"}
+)
+
+// subFlagError is a command's unknown flag (a as typed, name without its
+// dashes), with the closest of flags and the list.
+func subFlagError(cmd, a, name string, flags []string) error {
+	bare := make([]string, len(flags))
+	for i, f := range flags {
+		bare[i] = strings.TrimLeft(f, "-")
+	}
+	hint := ""
+	if s := adapters.Suggest(name, bare); s != "" {
+		hint = ", did you mean " + flags[slices.Index(bare, s)] + "?"
+	}
+	return usagef("%s: unknown flag %q%s (allowed: %s)", cmd, a, hint, strings.Join(flags, ", "))
+}

@@ -21,7 +21,7 @@ func TestHelpListsEveryFlagAndCommand(t *testing.T) {
 		return out.String()
 	}
 	shows := func(text, word string) bool {
-		return regexp.MustCompile(`(^|[\s,])` + regexp.QuoteMeta(word) + `([\s,]|$)`).MatchString(text)
+		return regexp.MustCompile(`(^|[\s,\[(|])` + regexp.QuoteMeta(word) + `([\s,\])|=]|$)`).MatchString(text)
 	}
 	all := help("help")
 	for _, args := range [][]string{{"help", "run"}, {"run", "--help"}, {"load", "-h"}, {"help", "demo"}, {"--help"}} {
@@ -58,6 +58,15 @@ func TestHelpListsEveryFlagAndCommand(t *testing.T) {
 			t.Errorf("benchtop %s --help:\n%s", c, out)
 		}
 	}
+	// The commands that parse their own flags: each is in their help.
+	for cmd, flags := range map[string][]string{"agent": agentFlags, "report": reportFlags, "verdict": verdictFlags} {
+		text := help("help", cmd)
+		for _, f := range flags {
+			if !shows(text, f) {
+				t.Errorf("benchtop help %s does not list %s", cmd, f)
+			}
+		}
+	}
 	for _, f := range []string{"--duration", "--find-max", "--threshold", "--metrics"} {
 		if !shows(help("help", "run"), f) {
 			t.Errorf("benchtop help run does not list %s", f)
@@ -83,6 +92,9 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"run", "memory", "-thread", "4"}, `unknown flag "-thread", did you mean -threads?`},
 		{[]string{"run", "memory", "--find-max-tme", "1m"}, `did you mean --find-max-time?`},
 		{[]string{"run", "memory", "--zzzzzz"}, `unknown flag "--zzzzzz" (see benchtop help run)`},
+		{[]string{"agent", "--listn", ":0"}, `agent: unknown flag "--listn", did you mean --listen? (allowed: --listen,`},
+		{[]string{"report", "--hdrlog", "x"}, `report: unknown flag "--hdrlog", did you mean --hdr-log?`},
+		{[]string{"verdict", "--jsn", "x"}, `verdict: unknown flag "--jsn", did you mean --json? (allowed: --json)`},
 	} {
 		var out, errb bytes.Buffer
 		code := run(c.args, &out, &errb)

@@ -66,7 +66,7 @@ func parseReportArgs(args []string) (*reportArgs, error) {
 		case "h", "help":
 			return nil, errCommandHelp
 		default:
-			return nil, usagef("report: unknown flag %q (allowed: -o, --hdr-log, --timeseries, --png, --compare)", arg)
+			return nil, subFlagError("report", arg, name, reportFlags) // help.go
 		}
 		if err != nil {
 			return nil, err

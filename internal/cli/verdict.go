@@ -45,7 +45,7 @@ func parseVerdictArgs(args []string) (*verdictArgs, error) {
 		case "h", "help":
 			return nil, errCommandHelp
 		default:
-			return nil, usagef("verdict: unknown flag %q (allowed: --json)", arg)
+			return nil, subFlagError("verdict", arg, name, verdictFlags) // help.go
 		}
 	}
 	if len(a.jsons) == 0 {
