@@ -65,3 +65,41 @@ func TestInputFIFOWithNoWriter(t *testing.T) {
 		})
 	}
 }
+
+// A FIFO with a writer (as a shell's <(cat workloads/workloada) is) is
+// read as a file is: the run takes its properties.
+func TestInputFIFOWithAWriterIsRead(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "workload")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	props := "recordcount=20\noperationcount=30\nreadproportion=1\nupdateproportion=0\n"
+	// The writer waits in open(2) for the reader; until it is there the
+	// FIFO has no writer and is refused, so the run is tried again.
+	for try := 0; ; try++ {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				w.WriteString(props)
+				w.Close()
+			}
+		}()
+		var out, errb bytes.Buffer
+		code := run([]string{"run", "memory", "-P", fifo, "--headless"}, &out, &errb)
+		if code == exitUsage && strings.Contains(errb.String(), "a FIFO with no writer") && try < 100 {
+			// Let the writer go: open the FIFO for reading once.
+			if r, err := os.OpenFile(fifo, os.O_RDONLY, 0); err == nil {
+				r.Close()
+			}
+			<-done
+			continue
+		}
+		<-done
+		if code != exitOK || !strings.Contains(out.String(), "[READ], Operations, 30") {
+			t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+		}
+		return
+	}
+}
