@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"benchtop/internal/infile"
 	"benchtop/internal/keyfile"
 )
 
@@ -28,7 +29,7 @@ func LoadToken(file string) (string, error) {
 		if err := keyfile.Secret("--token-file", file); err != nil {
 			return "", err
 		}
-		b, err := os.ReadFile(file)
+		b, err := infile.ReadFile(file)
 		if err != nil {
 			var pe *os.PathError
 			if errors.As(err, &pe) {

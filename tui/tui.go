@@ -127,7 +127,11 @@ func Run(ctx context.Context, opts Options) error {
 	upgradeScreenProfile()
 
 	m := newModel(opts, theme)
-	progOpts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(SessionFPS), tea.WithContext(ctx)}
+	// The process's signals are benchtop's (internal/cli cancels ctx):
+	// Bubble Tea's own handler, on a SIGINT that came as its program was
+	// ending, blocked for good sending to a loop that had stopped, and its
+	// shutdown waited on it (the process stayed at "finished").
+	progOpts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(SessionFPS), tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	var p *tea.Program
 	var hungUp atomic.Bool
 	lost := func() {

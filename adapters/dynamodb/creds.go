@@ -2,10 +2,10 @@ package dynamodb
 
 import (
 	"errors"
-	"os"
 	"strings"
 
 	"benchtop/adapters"
+	"benchtop/internal/infile"
 )
 
 // fileCredentials are the keys of a YCSB AWSCredentials.properties file.
@@ -19,7 +19,7 @@ type fileCredentials struct {
 // PropertiesCredentials). Errors name the file and the missing key, never a
 // line of the file, which may hold the secret.
 func readCredentialsFile(path string) (fileCredentials, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return fileCredentials{}, err
 	}

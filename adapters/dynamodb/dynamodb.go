@@ -50,6 +50,7 @@ import (
 	"github.com/aws/smithy-go/logging"
 
 	"benchtop/adapters"
+	"benchtop/internal/infile"
 )
 
 func init() {
@@ -139,7 +140,11 @@ func open(ctx context.Context, props adapters.Properties) (*DB, error) {
 	if s.credentialsFile != "" {
 		c, err := readCredentialsFile(s.credentialsFile)
 		if err != nil {
-			return nil, fmt.Errorf("dynamodb: %w: %v", &adapters.ConfigError{Key: PropCredentialsFile, Value: s.credentialsFile, Allowed: "a readable Java properties file with accessKey and secretKey"}, err)
+			allowed := "a readable Java properties file with accessKey and secretKey"
+			if errors.Is(err, infile.ErrNoWriter) {
+				allowed += "; this one is a FIFO with no writer"
+			}
+			return nil, fmt.Errorf("dynamodb: %w: %v", &adapters.ConfigError{Key: PropCredentialsFile, Value: s.credentialsFile, Allowed: allowed}, err)
 		}
 		db.secret = c.SecretKey
 		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(c.AccessKey, c.SecretKey, "")))

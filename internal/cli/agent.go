@@ -123,7 +123,7 @@ func parseAgentArgs(args []string) (*agentOptions, error) {
 		case "h", "help":
 			return nil, errAgentHelp
 		default:
-			return nil, usagef("agent: unknown flag %q (allowed: --listen, --stdio, --once, --idle-timeout, --token-file, --tls-cert, --tls-key, --auth-timeout, --max-unauthenticated)", a)
+			return nil, subFlagError("agent", a, name, agentFlags) // help.go
 		}
 		if err != nil {
 			return nil, err

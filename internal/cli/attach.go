@@ -106,8 +106,14 @@ func writeRuns(w io.Writer, runs []attach.RunInfo) {
 		fmt.Fprintln(w, "no run of yours on this machine")
 		return
 	}
+	writeRunsAt(w, runs, time.Now())
+}
+
+// writeRunsAt is writeRuns at the time now (the RUNNING column: how long
+// each run has run).
+func writeRunsAt(w io.Writer, runs []attach.RunInfo, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tSTATE\tRUN\tREPORT")
+	fmt.Fprintln(tw, "ID\tSTARTED\tRUNNING\tSTATE\tRUN\tREPORT")
 	for _, r := range runs {
 		state := r.State
 		if r.Attached > 0 {
@@ -117,8 +123,21 @@ func writeRuns(w io.Writer, runs []attach.RunInfo) {
 		if report == "" {
 			report = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s %s %s\t%s\n", r.ID, r.Started.Local().Format(time.DateTime), state,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s %s %s\t%s\n", r.ID, r.Started.Local().Format(time.DateTime), ranFor(now.Sub(r.Started)), state,
 			r.Command, r.Adapter, r.Workload, report)
 	}
 	tw.Flush()
+}
+
+// ranFor is how long a run has run, to the second: 45s, 12m03s, 2h05m09s.
+func ranFor(d time.Duration) string {
+	d = max(d, 0).Round(time.Second)
+	h, m, sec := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%dh%02dm%02ds", h, m, sec)
+	case m > 0:
+		return fmt.Sprintf("%dm%02ds", m, sec)
+	}
+	return fmt.Sprintf("%ds", sec)
 }

@@ -32,6 +32,12 @@ func TestFindMaxRefused(t *testing.T) {
 		{"bad over", with("--find-max-over", "partitions=1,2"), []string{"--find-max-over", "threads=N1,N2"}},
 		{"over with -threads", with("--find-max-over", "threads=4,8", "-threads", "4"), []string{"-threads", "--find-max-over"}},
 		{"flag without --find-max", []string{"run", "memory", "--find-max-time", "1m"}, []string{"--find-max-time", "without --find-max"}},
+		// An operation the run cannot produce: refused at once, as
+		// --threshold refuses it, not searched for until the budget.
+		{"typo REED", []string{"run", "memory", "--find-max", "REED.p99<10ms", "--find-max-time", "10s"},
+			[]string{`--find-max "REED.p99<10ms": this run produces no REED operation (it produces READ, UPDATE; TOTAL for all)`}},
+		{"UPDATE on workload C", []string{"run", "memory", "-P", "../../workloads/workloadc", "--find-max", "UPDATE.p99<10ms", "--find-max-time", "10s"},
+			[]string{`--find-max "UPDATE.p99<10ms": this run produces no UPDATE operation (it produces READ; TOTAL for all)`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errb bytes.Buffer

@@ -97,7 +97,7 @@ func parseFlags(o *options, args []string) (*flagValues, error) {
 		}
 		def, ok := flagDefs[name]
 		if !ok {
-			return nil, usagef("unknown flag %q (see benchtop help)", a)
+			return nil, unknownFlag(o, a, name)
 		}
 		switch {
 		case def.value == "" && hasVal && !def.fleet:
@@ -166,7 +166,7 @@ func setAt(o *options, _ *flagValues, v string) error {
 
 func setDB(o *options, _ *flagValues, v string) error {
 	if _, ok := adapters.Lookup(v); !ok {
-		return usagef("-db %q: unknown adapter (known: %s)", v, strings.Join(adapters.Names(), ", "))
+		return usagef("-db %q: unknown adapter%s (known: %s)", v, didYouMean(v, adapters.Names(), ident), strings.Join(adapters.Names(), ", "))
 	}
 	o.DB = v
 	return nil

@@ -35,7 +35,7 @@ func fleetRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
-	if err := checkThresholdOps(o.Thresholds, cfg); err != nil { // thresholds.go
+	if err := checkRunOps(o, cfg); err != nil { // thresholds.go
 		return st.fail(exitUsage, err)
 	}
 	// Every output (YCSB's exportfile and HDR files too: the coordinator
@@ -107,6 +107,10 @@ func fleetRun(st *State, o *options) int {
 	st.onSignal(c.Interrupt)
 	lt := newHangup(st, sink, output.ReportPath(o.Exports, cfg.Output.ExportFile, time.Now()), st.Interactive) // the run goes on (hangup.go)
 	st.onHangup(lt.lose)
+	lt.started, lt.endless = time.Now(), runsUntilStopped(o, cfg) // said first (hangup.go)
+	if lt.endless && !st.Interactive {
+		st.tell("runs until stopped: %s (SIGINT or SIGTERM ends it)", noEndReason)
+	}
 	player.Bind(c)
 	if search != nil {
 		search.Bind(c) // the fleet's target divided among the agents, as the t key's

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"benchtop/fleet"
+	"benchtop/internal/infile"
 	"benchtop/internal/output"
 )
 
@@ -108,7 +109,7 @@ func (f *fleetFlags) endpoints(log io.Writer) ([]fleet.Endpoint, error) {
 	}
 	var tlsCfg *tls.Config
 	if f.TLSCA != "" {
-		pem, err := os.ReadFile(f.TLSCA)
+		pem, err := infile.ReadFile(f.TLSCA)
 		if err != nil {
 			return nil, usagef("--tls-ca %s: %v", f.TLSCA, output.PathCause(err))
 		}
@@ -219,7 +220,7 @@ func isHostName(h string) bool {
 
 // readAgentsFile reads one agent a line; # starts a comment.
 func readAgentsFile(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, usagef("--agents-file %s: %v", path, output.PathCause(err))
 	}

@@ -11,13 +11,18 @@ package cli
 // `benchtop attach --list`.
 
 import (
+	"fmt"
 	"io"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
+	"time"
 
+	"benchtop/engine"
 	"benchtop/internal/output"
 	"benchtop/liblog"
+	"benchtop/results/steps"
 	"benchtop/tui/attach"
 )
 
@@ -64,6 +69,12 @@ type hangup struct {
 	srv  *attach.Server // nil without
 	// detached is what the socket says once the terminal is lost.
 	detached string
+	// started is the run's start, for the line that says how long it
+	// had run when its terminal went; endless, that it will not end by
+	// itself (runsUntilStopped); now is the clock.
+	started time.Time
+	endless bool
+	now     func() time.Time
 }
 
 // newHangup prepares a run for the loss of its terminal: what goes to
@@ -71,7 +82,7 @@ type hangup struct {
 // text report's path; screen: the run is on the live screen, which holds
 // file descriptor 2 while it is up.
 func newHangup(st *State, log *liblog.Sink, report string, screen bool) *hangup {
-	h := &hangup{screen: make(chan struct{}), report: report}
+	h := &hangup{screen: make(chan struct{}), report: report, started: time.Now(), now: time.Now}
 	if st.stdoutTTY {
 		h.detached = report
 	}
@@ -82,6 +93,7 @@ func newHangup(st *State, log *liblog.Sink, report string, screen bool) *hangup 
 			if !screen {
 				st.loseFD2(log)
 			}
+			st.tell("%s", h.lostLine()) // to --log now, or nowhere
 			close(h.screen)
 			h.mu.Lock()
 			h.lost = true
@@ -93,6 +105,16 @@ func newHangup(st *State, log *liblog.Sink, report string, screen bool) *hangup 
 		})
 	}
 	return h
+}
+
+// lostLine is the line said when the terminal goes: how long the run had
+// run, and whether it will end by itself.
+func (h *hangup) lostLine() string {
+	line := fmt.Sprintf("terminal lost %s into the run; the run goes on", ranFor(h.now().Sub(h.started)))
+	if h.endless {
+		return line + " until stopped (" + noEndReason + "): benchtop attach, then q, or SIGTERM"
+	}
+	return line + " to its end"
 }
 
 // listen takes the run's attach socket (nil: none).
@@ -145,4 +167,26 @@ func reportOut(st *State, g *output.Guard, reportPath string) (w io.Writer, file
 		return rf, rf.Path, rf.Close
 	}
 	return reportWriter(st, g), "", func() error { return nil }
+}
+
+// noEndReason is why a run will not end by itself.
+const noEndReason = "no operationcount, --duration or maxexecutiontime"
+
+// runsUntilStopped reports whether the run will not end by itself: a run
+// phase with no operation count and no time limit, and no --find-max
+// search, demo, --sweep or --at stop step to end it. Only q (its own
+// screen's or an attached one's) or a signal ends it.
+func runsUntilStopped(o *options, cfg *engine.Config) bool {
+	if cfg.Command != "run" || cfg.OperationCount > 0 || cfg.MaxExecutionTime > 0 || o.FindMax.spec != nil || o.Demo != nil {
+		return false
+	}
+	return !slices.ContainsFunc(o.Steps, func(s steps.Step) bool { return s.Action == steps.Stop })
+}
+
+// joinNotes is the screen's opening notes, one after the other.
+func joinNotes(note, more string) string {
+	if note == "" {
+		return more
+	}
+	return note + " · " + more
 }

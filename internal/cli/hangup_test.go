@@ -218,6 +218,9 @@ func TestHangupHeadlessRunWithNoEndGoesOn(t *testing.T) {
 	if code := s.exit(t); code != 143 {
 		t.Fatalf("exit %d, want 143; stderr %s", code, s.stderr.String())
 	}
+	if !strings.Contains(s.stderr.String(), "benchtop: runs until stopped: no operationcount, --duration or maxexecutiontime") {
+		t.Errorf("a run with no end does not say so:\n%s", s.stderr.String())
+	}
 	if !strings.Contains(s.stdout.String(), "# interrupted") {
 		t.Errorf("no interrupted report:\n%s", s.stdout.String())
 	}
@@ -370,7 +373,10 @@ func TestHangupOnTheScreenThenAttach(t *testing.T) {
 	run := startOnTerminal(t, dir, xdg, stderr, runArgs...)
 	run.waitFor(t, `Threads\s+1\b`)
 	pid := run.cmd.Process.Pid
-	run.waitFor(t, "benchtop attach "+strconv.Itoa(pid))
+	// The notice opens with "runs until stopped: ..." (this run has no
+	// end), so that its end may be cut at 120 columns.
+	run.waitFor(t, "runs until stopped: no operationcount")
+	run.waitFor(t, "run "+strconv.Itoa(pid)+": if this terminal is lost")
 	run.master.Write([]byte("+"))
 	run.waitFor(t, `Threads\s+2\b`)
 	if l := listed(t, xdg, pid); !strings.Contains(l, "on screen") {
@@ -444,5 +450,8 @@ func TestHangupOnTheScreenRunWithAnEnd(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "lib.log")); !strings.Contains(string(b), "benchtop: wrote "+report) {
 		t.Errorf("the lines after the hangup are not in --log:\n%s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "lib.log")); !regexp.MustCompile(`benchtop: terminal lost \d+s into the run; the run goes on to its end`).Match(b) {
+		t.Errorf("--log does not say how long the run had run when its terminal went:\n%s", b)
 	}
 }

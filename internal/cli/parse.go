@@ -27,7 +27,7 @@ func parseRun(command string, args, line []string) (*options, error) {
 		}
 	}
 	if _, ok := adapters.Lookup(o.DB); !ok {
-		return nil, usagef("database %q: unknown adapter (known: %s)", o.DB, strings.Join(adapters.Names(), ", "))
+		return nil, usagef("database %q: unknown adapter%s (known: %s)", o.DB, didYouMean(o.DB, adapters.Names(), ident), strings.Join(adapters.Names(), ", "))
 	}
 	fv, err := parseFlags(o, args)
 	if err != nil || o.Command == "help" {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"benchtop/adapters"
 	"benchtop/engine"
+	"benchtop/internal/infile"
 	"benchtop/internal/output"
 	"benchtop/results/marks"
 	"benchtop/results/steps"
@@ -20,7 +20,7 @@ import (
 // readPropertyFile reads one -P file. Its errors are usage errors naming
 // the file (and the line, from the parser).
 func readPropertyFile(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path) // a FIFO with no writer is refused, not waited on
 	if err != nil {
 		return nil, usagef("-P %s: cannot read the property file: %v", path, output.PathCause(err))
 	}

@@ -64,9 +64,9 @@ func parseReportArgs(args []string) (*reportArgs, error) {
 		case "compare":
 			a.compare = true
 		case "h", "help":
-			return nil, usagef("%s", reportUsage)
+			return nil, errCommandHelp
 		default:
-			return nil, usagef("report: unknown flag %q (allowed: -o, --hdr-log, --timeseries, --png, --compare)", arg)
+			return nil, subFlagError("report", arg, name, reportFlags) // help.go
 		}
 		if err != nil {
 			return nil, err
@@ -164,6 +164,10 @@ func writePNGs(dir string, pngs []htmlreport.PNG) (int, error) {
 // reportCommand is `benchtop report`: it renders saved exports as HTML.
 func reportCommand(st *State, args []string) int {
 	a, err := parseReportArgs(args)
+	if errors.Is(err, errCommandHelp) {
+		fmt.Fprintln(st.Stdout, reportUsage)
+		return exitOK
+	}
 	if err != nil {
 		return st.fail(exitUsage, err)
 	}

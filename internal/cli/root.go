@@ -34,7 +34,8 @@ type command struct {
 	aliases  []string
 	synopsis string // its arguments, after "benchtop" in the help
 	summary  string
-	hidden   bool // not in the help
+	hidden   bool   // not in the help
+	usage    string // its help when it has flags of its own ("": its line)
 	run      func(st *State, args []string) int
 	isRun    bool // a run: it goes on when its terminal is lost (SIGHUP)
 }
@@ -46,14 +47,14 @@ func commands() []command {
 		{summary: "live screen: workload A on the embedded memory store", run: runAs(""), isRun: true},
 		{name: "load", synopsis: "load DATABASE [flags]", summary: "YCSB load phase", run: runAs("load"), isRun: true},
 		{name: "run", synopsis: "run  DATABASE [flags]", summary: "YCSB run phase (memory: loads first)", run: runAs("run"), isRun: true},
-		{name: "attach", synopsis: "attach [--list | ID]", summary: "take up a running live screen again (after a lost terminal)", run: attachCommand},
-		{name: "agent", synopsis: "agent --listen ADDR | --stdio", summary: "a client machine of a fleet run (benchtop agent --help)", run: agentCommand},
-		{name: "demo", synopsis: "demo [sim|memory]", summary: "a scripted scenario that plays by itself (on a model server by default)", run: runAs("demo"), isRun: true},
-		{name: "verdict", synopsis: "verdict A.json B.json ...", summary: "one verdict on a shared stream's rows from its consumer group's JSON summaries", run: verdictCommand},
+		{name: "attach", synopsis: "attach [--list | ID]", summary: "take up a running live screen again (after a lost terminal)", run: attachCommand, usage: attachUsage},
+		{name: "agent", synopsis: "agent --listen ADDR | --stdio", summary: "a client machine of a fleet run (benchtop help agent)", run: agentCommand, usage: agentUsage},
+		{name: "demo", synopsis: "demo [sim|memory] [flags]", summary: "a scripted scenario that plays by itself (on a model server by default)", run: runAs("demo"), isRun: true},
+		{name: "report", synopsis: "report RUN.json -o REPORT.html", summary: "the HTML report of a run from its exports (benchtop help report)", run: reportCommand, usage: reportUsage},
+		{name: "verdict", synopsis: "verdict A.json B.json ...", summary: "one verdict on a shared stream's rows from its consumer group's JSON summaries", run: verdictCommand, usage: verdictUsage},
 		{name: "list", aliases: []string{"adapters"}, synopsis: "list", summary: "the adapters", run: listCommand},
-		{name: "help", aliases: []string{"-h", "--help", "-help"}, synopsis: "help", run: helpCommand},
-		{name: "report", hidden: true, run: reportCommand},
-		{name: "version", aliases: []string{"--version", "-version"}, hidden: true, run: versionCommand},
+		{name: "version", aliases: []string{"--version", "-version"}, synopsis: "version", summary: "benchtop's version (also --version)", run: versionCommand},
+		{name: "help", aliases: []string{"-h", "--help", "-help"}, synopsis: "help [COMMAND]", summary: "this help, or one command's (also COMMAND --help)", run: helpCommand},
 	}
 }
 
@@ -72,7 +73,7 @@ func route(args []string) (command, []string, error) {
 	if strings.HasPrefix(args[0], "-") {
 		return command{run: runAs("run"), isRun: true}, args, nil
 	}
-	return command{}, nil, usagef("unknown command %q (allowed: load, run, agent, demo, verdict, attach, list, help)", args[0])
+	return command{}, nil, unknownCommand(args[0]) // help.go
 }
 
 // runAs is the command that runs name: load, run, demo, or "" for
@@ -90,7 +91,12 @@ func runCommand(st *State, name string, args []string) int {
 	}
 	st.hideSecrets(o.Props)
 	if o.Command == "help" {
-		return helpCommand(st, nil)
+		if c, ok := findCommand(name); ok {
+			writeCommandHelp(st.Stdout, c) // help.go
+		} else {
+			writeUsage(st.Stdout) // benchtop --help
+		}
+		return exitOK
 	}
 	st.Interactive = !o.Headless && st.Terminal
 	applyModeDefaults(o, st.Interactive)
@@ -98,23 +104,6 @@ func runCommand(st *State, name string, args []string) int {
 		return fleetRun(st, o)
 	}
 	return localRun(st, o)
-}
-
-func helpCommand(st *State, _ []string) int {
-	writeUsage(st.Stdout)
-	return exitOK
-}
-
-// writeUsage writes the help: its title, one line per command, then the
-// flags.
-func writeUsage(w io.Writer) {
-	fmt.Fprintf(w, "%s\n\nUsage:\n", usageTitle)
-	for _, c := range commands() {
-		if !c.hidden {
-			fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  benchtop %-33s%s", c.synopsis, c.summary), " "))
-		}
-	}
-	fmt.Fprint(w, "\n"+usageFlags)
 }
 
 func versionCommand(st *State, _ []string) int {

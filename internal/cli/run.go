@@ -45,7 +45,7 @@ func localRun(st *State, o *options) int {
 	for _, w := range warns {
 		st.tell("%v", w)
 	}
-	if err := checkThresholdOps(o.Thresholds, cfg); err != nil { // thresholds.go
+	if err := checkRunOps(o, cfg); err != nil { // thresholds.go
 		return st.fail(exitUsage, err)
 	}
 	// Every output is checked before the database, against the inputs
@@ -106,6 +106,15 @@ func localRun(st *State, o *options) int {
 		srv, p.note = startAttach(o, attach.Options{Info: p.runner.Info(), Control: p.runner, Snapshots: p.viewers.b,
 			SaveReport: func() (string, error) { return output.SaveRun(p.runner, p.exports) }, Interval: p.runner.Interval()}, p.note)
 		p.hangup.listen(srv) // [screen] benchtop attach
+	}
+	// A run that will not end by itself says so first (hangup.go).
+	p.hangup.started, p.hangup.endless = p.runner.Info().Start, runsUntilStopped(o, cfg)
+	if p.hangup.endless {
+		if st.Interactive {
+			p.note = joinNotes("runs until stopped: "+noEndReason, p.note) // first: the line may be cut
+		} else {
+			st.tell("runs until stopped: %s (SIGINT or SIGTERM ends it)", noEndReason)
+		}
 	}
 	st.onSignal(p.runner.Interrupt)
 	st.onHangup(p.hangup.lose) // the run goes on (hangup.go)

@@ -96,7 +96,11 @@ func coordinatorScreen(ctx context.Context, c *fleet.Coordinator, o *options, ex
 	sub, backlog := b.Subscribe(64)
 	defer sub.Close()
 	save := func() (string, error) { return output.SaveFleet(c, ex) }
-	srv, note := startAttach(o, attach.Options{Info: c.Info(), Control: c, Snapshots: b, SaveReport: save}, "")
+	first := ""
+	if lt.endless {
+		first = "runs until stopped: " + noEndReason
+	}
+	srv, note := startAttach(o, attach.Options{Info: c.Info(), Control: c, Snapshots: b, SaveReport: save}, first)
 	lt.listen(srv)
 	go func() {
 		res, err := c.Run(ctx)

@@ -13,6 +13,10 @@ import (
 // which signal came. SIGHUP (the terminal was lost) stops nothing: it
 // calls the hook set by onHangup (a run goes on without its terminal,
 // hangup.go), or for a command that set none is remembered until one is.
+// A second stop signal (SIGINT, SIGTERM or SIGQUIT after one) ends the
+// process at once through force: whatever holds the first one up (a
+// database that does not answer its close), a user is never left with a
+// process that ignores them.
 type interrupts struct {
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -23,13 +27,16 @@ type interrupts struct {
 	hook   func()
 	hup    bool
 	hupped func() // onHangup's
+	// force ends the process at once on a second stop signal (nil: the
+	// second is only recorded); the State sets it (state.go).
+	force func(first, second os.Signal)
 }
 
 // watchSignals acts on the signals from ch (nil: none, for tests that run
-// no signals) until stop.
-func watchSignals(ch <-chan os.Signal) *interrupts {
+// no signals) until stop; force ends the process on a second stop signal.
+func watchSignals(ch <-chan os.Signal, force func(first, second os.Signal)) *interrupts {
 	ctx, cancel := context.WithCancel(context.Background())
-	in := &interrupts{ctx: ctx, cancel: cancel, quit: make(chan struct{})}
+	in := &interrupts{ctx: ctx, cancel: cancel, quit: make(chan struct{}), force: force}
 	if ch == nil {
 		return in
 	}
@@ -66,11 +73,18 @@ func (in *interrupts) take(s os.Signal) {
 // the hook.
 func (in *interrupts) interrupt(s os.Signal) {
 	in.mu.Lock()
-	if in.got == nil {
+	first := in.got
+	if first == nil {
 		in.got = s
 	}
-	hook := in.hook
+	hook, force := in.hook, in.force
 	in.mu.Unlock()
+	if first != nil && s != syscall.SIGHUP {
+		if force != nil {
+			force(first, s)
+		}
+		return
+	}
 	in.cancel()
 	if hook != nil {
 		hook()
@@ -137,8 +151,11 @@ func (in *interrupts) exitCode() int {
 }
 
 // name is how a message names the signal.
-func (in *interrupts) name() string {
-	switch in.signal() {
+func (in *interrupts) name() string { return signalName(in.signal()) }
+
+// signalName is how a message names s.
+func signalName(s os.Signal) string {
+	switch s {
 	case syscall.SIGINT:
 		return "SIGINT"
 	case syscall.SIGQUIT:

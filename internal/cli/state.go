@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/term"
 
@@ -46,9 +47,22 @@ type State struct {
 // in.
 func newState(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) *State {
 	lw := &lockedWriter{w: stderr}
-	return &State{Args: args, Stdin: stdin, Stdout: stdout, Stderr: lw, stderr: lw,
-		Terminal: isTerminal(stdin) && isTerminal(stdout), stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr),
-		signals: watchSignals(sigs)}
+	st := &State{Args: args, Stdin: stdin, Stdout: stdout, Stderr: lw, stderr: lw,
+		Terminal: isTerminal(stdin) && isTerminal(stdout), stdoutTTY: isTerminal(stdout), stderrTTY: isTerminal(stderr)}
+	st.signals = watchSignals(sigs, func(first, second os.Signal) { st.forceExit(first, second, os.Exit) })
+	return st
+}
+
+// forceExit ends the process on a second stop signal, saying so, with
+// the first signal's status: what the first one was doing (the report,
+// the exports) is not waited for.
+func (st *State) forceExit(first, second os.Signal, exit func(int)) {
+	code := 128
+	if s, ok := first.(syscall.Signal); ok {
+		code += int(s)
+	}
+	st.tell("%s after %s: exiting now without waiting for the report and exports (exit status %d)", signalName(second), signalName(first), code)
+	exit(code)
 }
 
 func isTerminal(stream any) bool {

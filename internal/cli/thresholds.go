@@ -36,11 +36,20 @@ func checkThreshold(v string) error {
 	return nil
 }
 
-// checkThresholdOps refuses, before anything is opened, a --threshold
-// naming an operation the workload cannot produce with these properties
-// (a typo such as REED, or UPDATE on a read-only mix): it would never have
-// data and could never pass.
-func checkThresholdOps(exprs []string, cfg *engine.Config) error {
+// checkRunOps refuses, before anything is opened, a --threshold or a
+// --find-max condition naming an operation the workload cannot produce
+// with these properties (a typo such as REED, or UPDATE on a read-only
+// mix): it would never have data, so a threshold could never pass and a
+// search would run to its budget with no answer.
+func checkRunOps(o *options, cfg *engine.Config) error {
+	if err := checkThresholdOps("--threshold", o.Thresholds, cfg); err != nil {
+		return err
+	}
+	return checkThresholdOps("--find-max", o.FindMax.exprs, cfg)
+}
+
+// checkThresholdOps is checkRunOps for one flag's expressions.
+func checkThresholdOps(flag string, exprs []string, cfg *engine.Config) error {
 	f, ok := workload.Lookup(cfg.Workload)
 	if !ok || f.Produces == nil || len(exprs) == 0 {
 		return nil
@@ -54,7 +63,7 @@ func checkThresholdOps(exprs []string, cfg *engine.Config) error {
 		if err != nil || t.Op == "TOTAL" || slices.ContainsFunc(ops, func(op string) bool { return strings.EqualFold(op, t.Op) }) {
 			continue
 		}
-		return usagef("--threshold %q: this run produces no %s operation (it produces %s; TOTAL for all)", e, t.Op, strings.Join(ops, ", "))
+		return usagef("%s %q: this run produces no %s operation (it produces %s; TOTAL for all)", flag, e, t.Op, strings.Join(ops, ", "))
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 
 	"benchtop/internal/output"
@@ -42,9 +44,9 @@ func parseVerdictArgs(args []string) (*verdictArgs, error) {
 			}
 			a.out = val
 		case "h", "help":
-			return nil, usagef("%s", verdictUsage)
+			return nil, errCommandHelp
 		default:
-			return nil, usagef("verdict: unknown flag %q (allowed: --json)", arg)
+			return nil, subFlagError("verdict", arg, name, verdictFlags) // help.go
 		}
 	}
 	if len(a.jsons) == 0 {
@@ -70,6 +72,10 @@ func parseVerdictArgs(args []string) (*verdictArgs, error) {
 // ledger twice).
 func verdictCommand(st *State, args []string) int {
 	a, err := parseVerdictArgs(args)
+	if errors.Is(err, errCommandHelp) {
+		fmt.Fprintln(st.Stdout, verdictUsage)
+		return exitOK
+	}
 	if err != nil {
 		return st.fail(exitUsage, err)
 	}

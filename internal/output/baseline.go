@@ -10,13 +10,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"benchtop/engine"
 	"benchtop/htmlreport"
+	"benchtop/internal/infile"
 	"benchtop/results/report"
 )
 
@@ -38,7 +38,7 @@ func ReadBaseline(paths []string) (*Baseline, error) {
 	b := &Baseline{}
 	data := map[string][]byte{}
 	for _, p := range paths {
-		raw, err := os.ReadFile(p)
+		raw, err := infile.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("--baseline %s: %v", p, PathCause(err))
 		}

@@ -3,16 +3,16 @@ package output
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"benchtop/htmlreport"
+	"benchtop/internal/infile"
 )
 
 // ReadRun reads one run's exports for `benchtop report`: its JSON summary
 // and, when given ("" for none), its HDR log and CSV time series. Errors
 // name the file.
 func ReadRun(jsonPath, hlogPath, csvPath string) (*htmlreport.Run, error) {
-	f, err := os.Open(jsonPath)
+	f, err := infile.Open(jsonPath)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", jsonPath, PathCause(err))
 	}
@@ -25,7 +25,7 @@ func ReadRun(jsonPath, hlogPath, csvPath string) (*htmlreport.Run, error) {
 		if path == "" {
 			return nil
 		}
-		f, err := os.Open(path)
+		f, err := infile.Open(path)
 		if err != nil {
 			return fmt.Errorf("%s: %v", path, PathCause(err))
 		}

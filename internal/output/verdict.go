@@ -11,9 +11,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
+	"benchtop/internal/infile"
 	"benchtop/workload"
 )
 
@@ -24,7 +24,7 @@ type Member = workload.Member
 // ReadMember reads a process's ledger from its JSON summary (--json), by
 // the Group of the workload whose ledger it holds. Errors name the file.
 func ReadMember(path string) (*Member, *workload.Group, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", path, PathCause(err))
 	}

@@ -250,7 +250,9 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		wish.Fatalln(sess, "benchtop: "+err.Error())
 		return nil
 	}
-	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(tui.SessionFPS)}, bubbletea.MakeOptions(sess)...)
+	// No signal handler: the process's signals are the run's; a viewer's
+	// program took each SIGINT too and could block on it (tui.Run).
+	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(tui.SessionFPS), tea.WithoutSignalHandler()}, bubbletea.MakeOptions(sess)...)
 	return tea.NewProgram(m, opts...)
 }
 

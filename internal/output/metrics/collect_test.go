@@ -327,3 +327,26 @@ func TestInfoAndRunLabel(t *testing.T) {
 		}
 	}
 }
+
+// An operation's error series are there at 0 from its first interval,
+// before any error: a rate() or an alert over them has data from the
+// run's start. The first error counts on the series already there.
+func TestErrorSeriesFromTheStart(t *testing.T) {
+	t.Parallel()
+	e := newExporter(t, false)
+	t0 := time.Unix(1000, 0)
+	e.Interval(engine.PhaseRun, opNames, t0, t0.Add(time.Second), interval([]int64{2000, 3000}, nil, nil))
+	fams := gather(t, e)
+	for _, op := range opNames {
+		for _, kind := range []string{"timeout", "unavailable", "throttled", "not_found", "error"} {
+			m := find(fams, nErrors, map[string]string{"phase": "run", "operation": op, "kind": kind})
+			if m == nil || m.GetCounter().GetValue() != 0 {
+				t.Errorf("%s %s: %v, want a series at 0 before any error", op, kind, m)
+			}
+		}
+	}
+	e.Interval(engine.PhaseRun, opNames, t0.Add(time.Second), t0.Add(2*time.Second), interval(nil, []int64{5e6}, []string{"timeout"}))
+	if m := find(gather(t, e), nErrors, map[string]string{"operation": "READ", "kind": "timeout"}); m.GetCounter().GetValue() != 1 {
+		t.Errorf("READ timeout after one: %v", m)
+	}
+}

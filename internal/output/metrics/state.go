@@ -7,6 +7,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"benchtop/adapters"
 	"benchtop/engine"
 	"benchtop/engine/measure"
 	"benchtop/workload"
@@ -206,10 +207,21 @@ func (s *state) cumul(k opKey) *opCumul {
 	c := s.ops[k]
 	if c == nil {
 		c = &opCumul{errs: map[string]int64{}}
+		for _, kind := range seededKinds {
+			c.errs[kind] = 0
+		}
 		s.ops[k] = c
 	}
 	return c
 }
+
+// seededKinds are the error kinds whose series an operation has from its
+// first interval, at 0: rate() and increase() over them then start from
+// the run's start, and an alert on them has a series to watch before the
+// first error (Prometheus's advice: initialise the label values you know).
+// A kind an adapter adds beyond them appears with its first error.
+var seededKinds = []string{adapters.KindTimeout, adapters.KindUnavailable, adapters.KindThrottled, adapters.KindNotFound,
+	adapters.KindIntegrity, adapters.KindMissing, adapters.KindCanceled, adapters.KindOther}
 
 // exact are h's figures in seconds at each of quantiles, as
 // ValueAtQuantile gives them (in one pass over the counts), and max (ns)
