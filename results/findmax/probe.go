@@ -7,6 +7,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
+	"benchtop/results/ci"
 	"benchtop/results/thresholds"
 	"benchtop/rundata/units"
 )
@@ -49,8 +50,19 @@ type Probe struct {
 	// part, FailedOpsSec failed ones; Operations and Errors count them.
 	GoodputOpsSec float64 `json:"goodput_ops_sec"`
 	FailedOpsSec  float64 `json:"failed_ops_sec"`
-	Operations    int64   `json:"operations"`
-	Errors        int64   `json:"errors"`
+	// OpsPerSec is GoodputOpsSec under the segments' name, with its 95 %
+	// confidence interval; P99US is the p99 of every operation type the
+	// probe is judged on (intended when paced), with its interval, nil
+	// when nothing succeeded (results/ci: batch means over its steady
+	// intervals).
+	OpsPerSec       float64  `json:"ops_per_sec"`
+	OpsPerSecCILow  float64  `json:"ops_per_sec_ci_low"`
+	OpsPerSecCIHigh float64  `json:"ops_per_sec_ci_high"`
+	P99US           *float64 `json:"p99_us"`
+	P99USCILow      *float64 `json:"p99_us_ci_low"`
+	P99USCIHigh     *float64 `json:"p99_us_ci_high"`
+	Operations      int64    `json:"operations"`
+	Errors          int64    `json:"errors"`
 	// Conditions are each condition's figure on the probe.
 	Conditions []Condition `json:"conditions"`
 	// MeanServiceUS is the successful operations' mean service time,
@@ -115,9 +127,11 @@ type probe struct {
 	expect []expectation
 	set    *measure.Set // its steady part's measurements
 	secs   float64      // its steady part's length
-	sat    int          // steady intervals in which the client was the limit
-	cpuSum float64
-	cpuN   int
+	// batches are its steady intervals, for the confidence intervals.
+	batches ci.Batches
+	sat     int // steady intervals in which the client was the limit
+	cpuSum  float64
+	cpuN    int
 	// judged is its conditions as last judged.
 	judged []judged
 	// held is false when a paced probe fell short of its target.
@@ -177,6 +191,8 @@ func (p *probe) see(evs []engine.Event) []engine.Event {
 // client's state in it.
 func (p *probe) add(set *measure.Set, secs float64, c clientState) {
 	p.set.Merge(set)
+	p.batches.Add(set)
+	p.batches.Tick(secs)
 	p.secs += secs
 	p.Intervals++
 	if c.known {
@@ -307,6 +323,7 @@ func (p *probe) fill(src source) {
 		p.GoodputOpsSec = float64(set.Ops-failed) / p.secs
 		p.FailedOpsSec = float64(failed) / p.secs
 	}
+	p.fillCI(src)
 	svc := src
 	svc.service = true
 	p.MeanServiceUS = nil
@@ -351,6 +368,28 @@ func (p *probe) fill(src source) {
 		}
 		p.Conditions = append(p.Conditions, c)
 	}
+}
+
+// fillCI sets the probe's rate and p99 with their 95 % confidence
+// intervals.
+func (p *probe) fillCI(src source) {
+	p.OpsPerSec = p.GoodputOpsSec
+	iv := p.batches.Rate(p.OpsPerSec, 0)
+	p.OpsPerSecCILow, p.OpsPerSecCIHigh = min(iv.Low, p.OpsPerSec), max(iv.High, p.OpsPerSec)
+	p.P99US, p.P99USCILow, p.P99USCIHigh = nil, nil, nil
+	h := src.hist("TOTAL", src.variant())
+	if h == nil {
+		return
+	}
+	series := ci.Service
+	if src.variant() == measure.OKIntended {
+		series = ci.Intended
+	}
+	v := float64(h.ValueAtQuantile(99))
+	q := p.batches.Quantile(h, 99, series, 0)
+	lo, hi := min(q.Low, v)/1e3, max(q.High, v)/1e3
+	v /= 1e3
+	p.P99US, p.P99USCILow, p.P99USCIHigh = &v, &lo, &hi
 }
 
 // evidenceOf is the probe's scarcest percentile condition: its
