@@ -310,7 +310,9 @@ func SegmentRows(segs []Segment, interval time.Duration) []marks.Row {
 	for i, s := range segs {
 		rows[i] = marks.Row{Index: s.Index, Rate: s.OpsPerSec, Intervals: s.Intervals, Ops: s.Ops, ErrorRate: s.ErrorRate,
 			Stalls: s.Stalls, Paused: s.Paused, P99: s.P99, HasLatency: s.HasLatency, Config: configKey(s),
-			Held: interval > 0 && s.End-s.Start >= interval/2}
+			Held:    interval > 0 && s.End-s.Start >= interval/2,
+			RateLow: s.OpsPerSecLow, RateHigh: s.OpsPerSecHigh, P99Low: s.P99Low, P99High: s.P99High,
+			HasControls: true, Threads: s.Threads, Partitions: s.Partitions, Target: s.Target}
 	}
 	return rows
 }
