@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"benchtop/results/findmax"
+	"benchtop/rundata/units"
 )
 
 // CapacitySection is a --find-max search on the page: its answer and
@@ -166,7 +167,7 @@ func probesTable(c *findmax.Report) *Table {
 			numCell(strconv.Itoa(p.N), "n", float64(p.N)),
 			numCell(strconv.Itoa(p.Threads), "threads", float64(p.Threads)),
 			numCell(findmax.TargetText(p.TargetOpsSec), "target_ops_sec", p.TargetOpsSec),
-			numCell(fmtRate(p.GoodputOpsSec), "goodput_ops_sec", p.GoodputOpsSec),
+			numCell(withMargin(fmtRate(p.GoodputOpsSec), units.Margin(p.OpsPerSec, p.OpsPerSecCILow, p.OpsPerSecCIHigh)), "goodput_ops_sec", p.GoodputOpsSec),
 			numCell(fmtSeconds(p.SteadyS), "steady_s", p.SteadyS),
 			textCell(p.Outcome), textCell(p.Decided),
 		}}
