@@ -19,8 +19,8 @@ func TestSegmentExact(t *testing.T) {
 		n    int
 		want string
 	}{
-		{1, "#1: 153.1 ops/s (95 %: 146.1–160.1), p99 240ms (95 %: 209ms–290ms), 18 steady intervals"},
-		{0, "#2: 160.1 ops/s (95 %: 155.4–164.8), p99 –, 0 steady intervals"},
+		{1, "#1: 153.1 ops/s [146.1, 160.1], p99 240ms [209ms, 290ms] (95 %, 18 intervals)"},
+		{0, "#2: 160.1 ops/s [155.4, 164.8], p99 – (95 %, 0 intervals)"},
 		{3, "segment 3: no such segment (1 to 2)"},
 	} {
 		if got := segmentExact(s, c.n); got != c.want {

@@ -282,8 +282,8 @@ func decideIn(v *Decision, rows []Row, qualified []int, lo int, unit, what strin
 		v.Note = fmt.Sprintf("best undecided: %s %d was faster (%s %s) but %s", what, rows[faster].Index,
 			count(rows[faster].Rate), unit, v.Notes[faster])
 	case near >= 0:
-		v.Note = fmt.Sprintf("best undecided: within noise (±%s): %s %d's %s %s and %s %d's %s overlap", noise(rows[best], rows[near]),
-			what, rows[best].Index, count(rows[best].Rate), unit, what, rows[near].Index, count(rows[near].Rate))
+		v.Note = fmt.Sprintf("best undecided: within noise (±%s): %ss %d and %d overlap", noise(rows[best], rows[near]),
+			what, rows[best].Index, rows[near].Index)
 	default:
 		v.Best = best
 	}
@@ -300,8 +300,8 @@ func decideIn(v *Decision, rows []Row, qualified []int, lo int, unit, what strin
 				v.Knee, v.KneeFrom = i, prev
 				break
 			}
-			note := fmt.Sprintf("knee undecided: within noise (±%s): %s %d's p99 grew from %s to %s within their intervals",
-				p99Noise(rows[prev], rows[i]), what, rows[i].Index, rows[prev].P99.Round(10*time.Microsecond), rows[i].P99.Round(10*time.Microsecond))
+			note := fmt.Sprintf("knee undecided: within noise (±%s): %s %d's p99 %s to %s", p99Noise(rows[prev], rows[i]),
+				what, rows[i].Index, rows[prev].P99.Round(10*time.Microsecond), rows[i].P99.Round(10*time.Microsecond))
 			v.Note = strings.TrimPrefix(v.Note+"; "+note, "; ")
 			break
 		}
