@@ -139,6 +139,18 @@ type probe struct {
 	heldText string
 	// started is when its change was asked for.
 	started time.Time
+	// serviceP99US is the p99 of its service time (µs, every type).
+	serviceP99US float64
+}
+
+// wakeP99US is what the host's wake-up adds at the p99 of a paced probe:
+// its p99 from the intended start less that of its service time (µs; 0
+// when unknown).
+func (p *probe) wakeP99US() float64 {
+	if p.P99US == nil || !p.paced() {
+		return 0
+	}
+	return max(0, *p.P99US-p.serviceP99US)
 }
 
 // expectation is an event a probe's change will cause.
@@ -377,6 +389,10 @@ func (p *probe) fillCI(src source) {
 	iv := p.batches.Rate(p.OpsPerSec, 0)
 	p.OpsPerSecCILow, p.OpsPerSecCIHigh = min(iv.Low, p.OpsPerSec), max(iv.High, p.OpsPerSec)
 	p.P99US, p.P99USCILow, p.P99USCIHigh = nil, nil, nil
+	p.serviceP99US = 0
+	if h := src.hist("TOTAL", measure.OK); h != nil {
+		p.serviceP99US = float64(h.ValueAtQuantile(99)) / 1e3
+	}
 	h := src.hist("TOTAL", src.variant())
 	if h == nil {
 		return

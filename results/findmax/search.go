@@ -58,6 +58,15 @@ func (s *Search) Bind(c engine.Controller) {
 	s.ctl.start(c)
 }
 
+// SetLocal says the server is on the client's host at addr (loopback;
+// "": not): an untrusted answer then says the answer is the pair's.
+// Call it before the phase starts.
+func (s *Search) SetLocal(addr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.spec.Local = addr
+}
+
 // Close ends the search's controller calls; no call is made after it
 // returns.
 func (s *Search) Close() {

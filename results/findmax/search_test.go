@@ -620,3 +620,46 @@ func TestAFailureIsConfirmed(t *testing.T) {
 		t.Errorf("failures by target %v: want the bracket's top twice, the hiccup's once", fails)
 	}
 }
+
+// A host whose wake-up latency fails every paced probe (3 ms from the
+// intended start on a 200 µs service time) while the unlimited probe
+// passes: the search has no answer, and says why with the wake-up's p99.
+func TestWakeupLatencyIsAReason(t *testing.T) {
+	t.Parallel()
+	spec := conds(t, "p99<2ms")
+	f := newFakeRun(t, spec, 64, func(target float64, _ int) outcome {
+		if target <= 0 {
+			return outcome{ok: 50_000, intended: 200 * time.Microsecond, service: 200 * time.Microsecond}
+		}
+		return outcome{ok: target, intended: 3 * time.Millisecond, service: 200 * time.Microsecond}
+	})
+	r := f.run(2000)
+	if r.Outcome != None {
+		t.Fatalf("outcome %s: %s", r.Outcome, r.Answer)
+	}
+	if len(r.Reasons) != 1 || !strings.Contains(r.Reasons[0].Text, "the unlimited probe passed at 50,000 ops/s but no paced probe did: the host's wake-up latency (p99 2.8ms") {
+		t.Errorf("reasons %+v, want the wake-up latency's", r.Reasons)
+	}
+	if !strings.Contains(r.Answer, "not the database's alone: the host's wake-up latency") {
+		t.Errorf("answer %q", r.Answer)
+	}
+}
+
+// A server on this host: an answer that is untrusted anyway, or none,
+// says the answer is the pair's; a trusted answer stays trusted.
+func TestLocalServerIsAReason(t *testing.T) {
+	t.Parallel()
+	spec := conds(t, "p99<1ms")
+	f := newFakeRun(t, spec, 1000, queueing(10_000, 2*time.Millisecond))
+	f.s.SetLocal("127.0.0.1:6379")
+	r := f.run(500)
+	if r.Outcome != None || !hasKind(r.Reasons, ReasonLocal) || !strings.Contains(r.Answer, "the server is on this host") {
+		t.Errorf("no rate to the floor on a local server: reasons %+v, answer %q", r.Reasons, r.Answer)
+	}
+	spec = conds(t, "p99<10ms")
+	f = newFakeRun(t, spec, 1000, queueing(10_000, time.Millisecond))
+	f.s.SetLocal("127.0.0.1:6379")
+	if r := f.run(2000); r.Status() != StatusTrusted || len(r.Reasons) != 0 {
+		t.Errorf("a closed bracket on a local server: status %s, reasons %+v", r.Status(), r.Reasons)
+	}
+}
