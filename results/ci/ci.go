@@ -91,6 +91,9 @@ func (b *batch) above(s int, v float64) int64 {
 	return n
 }
 
+// at counts the batch's latencies of series s in v's bucket.
+func (b *batch) at(s int, v float64) int64 { return b.lat[s][bucket(v)] }
+
 // bucketBase is the latency buckets' ratio: 1 % wide.
 var logBase = math.Log(1.01)
 
@@ -116,6 +119,19 @@ type Batches struct {
 func (b *Batches) Add(set *measure.Set) {
 	b.open.count += float64(set.OK())
 	for op := range measure.NumOps {
+		for s, v := range [numSeries]int{measure.OK, measure.OKIntended} {
+			measure.EachBucket(set.H[measure.Slot(op, v)], func(lowest, highest, count int64) {
+				b.open.record(s, bucket(float64(lowest+highest)/2), count)
+			})
+		}
+	}
+}
+
+// AddOps is Add for the operation types ops of set only (their
+// latencies; the successful operations are set's).
+func (b *Batches) AddOps(set *measure.Set, ops []int) {
+	b.open.count += float64(set.OK())
+	for _, op := range ops {
 		for s, v := range [numSeries]int{measure.OK, measure.OKIntended} {
 			measure.EachBucket(set.H[measure.Slot(op, v)], func(lowest, highest, count int64) {
 				b.open.record(s, bucket(float64(lowest+highest)/2), count)
@@ -230,18 +246,31 @@ func (b *Batches) Quantile(h *hdr.Histogram, q float64, s int, partSecs float64)
 	p := q / 100
 	hw := Z * math.Sqrt(n*p*(1-p))
 	if bs := b.batches(partSecs); len(bs) >= 2 {
-		var e, e2, m float64
+		// Each batch's latencies in the top 1 − p of all: those above the
+		// figure's bucket, and of the figure's bucket (ties) the share the
+		// top still needs.
+		var above, at, m float64
 		for _, x := range bs {
-			a := float64(x.above(s, figure))
+			above += float64(x.above(s, figure))
+			at += float64(x.at(s, figure))
+			m += float64(x.n[s])
+		}
+		tie := 0.0
+		if at > 0 {
+			tie = math.Min(1, math.Max(0, (m*(1-p)-above)/at))
+		}
+		top := func(x *batch) float64 { return float64(x.above(s, figure)) + tie*float64(x.at(s, figure)) }
+		var e, e2 float64
+		for i := range bs {
+			a := top(&bs[i])
 			e += a
 			e2 += a * a
-			m += float64(x.n[s])
 		}
 		if m > 0 && e > 0 {
 			share := e / m
 			var ss float64
-			for _, x := range bs {
-				r := float64(x.above(s, figure)) - share*float64(x.n[s])
+			for i := range bs {
+				r := top(&bs[i]) - share*float64(bs[i].n[s])
 				ss += r * r
 			}
 			k := float64(len(bs))

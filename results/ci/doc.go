@@ -17,7 +17,11 @@
 //     latencies come in runs), so the rank spread is widened to what the
 //     batches show: the share of each batch's latencies above the
 //     estimate, whose batch-means standard error times t, in ranks, is
-//     used when it is wider.
+//     used when it is wider (the latencies tied with the figure, in its
+//     bucket, count in the share as far as the top 1 − p needs them).
+//     The latencies above a percentile come in bursts, so that t has the
+//     degrees of freedom of the batches holding them, (Σe)²/Σe² of
+//     their counts e, less one, not of all the batches.
 //   - With fewer than two batches there is no batch means: the rate's
 //     interval is Poisson's (√count), the percentile's the order
 //     statistics' alone.
@@ -27,5 +31,6 @@
 // independent; the segment is stationary (its first interval, the
 // transition, is left out by the caller). The check is a coverage test
 // on an M/M/c queue in model time (ci_test.go): the 95 % interval on
-// p99 holds Erlang C's p99 in 90 to 99 of 100 seeds.
+// p99 holds Erlang C's p99 in 90 to 99 of 100 seeds (93 at 120
+// intervals of 1 s).
 package ci
