@@ -19,7 +19,8 @@
 //     marked.
 //   - Beyond the noise: best only when its rate's 95 % interval lies
 //     above every other qualified row's of its comparison, the knee only
-//     where p99's interval lies above the previous row's; otherwise
+//     where p99's interval lies above the previous row's (a candidate
+//     within the noise is passed over for a later one beyond it); otherwise
 //     Decision.Note says "undecided: within noise (±x %)". Rows without
 //     intervals (zero) are judged on their figures alone.
 //   - Best is the qualified row of the highest rate (successful
@@ -293,19 +294,34 @@ func decideIn(v *Decision, rows []Row, qualified []int, lo int, unit, what strin
 			timed = append(timed, i)
 		}
 	}
+	// The first knee beyond the noise; a candidate within it is passed
+	// over (and said, when no later one is beyond it).
+	undecided := ""
 	for k := 1; k < len(timed); k++ {
 		prev, i := timed[k-1], timed[k]
 		if isKnee(rows, prev, i, timed[k+1:]) {
 			if _, pHi := rows[prev].p99(); beyond(rows[i], pHi) {
 				v.Knee, v.KneeFrom = i, prev
-				break
+				return
 			}
-			note := fmt.Sprintf("knee undecided: within noise (±%s): %s %d's p99 %s to %s", p99Noise(rows[prev], rows[i]),
-				what, rows[i].Index, rows[prev].P99.Round(10*time.Microsecond), rows[i].P99.Round(10*time.Microsecond))
-			v.Note = strings.TrimPrefix(v.Note+"; "+note, "; ")
-			break
+			if undecided == "" {
+				undecided = fmt.Sprintf("knee undecided: within noise (±%s): %s %d's p99 %s to %s", p99Noise(rows[prev], rows[i]),
+					what, rows[i].Index, sig3(rows[prev].P99), sig3(rows[i].P99))
+			}
 		}
 	}
+	if undecided != "" {
+		v.Note = strings.TrimPrefix(v.Note+"; "+undecided, "; ")
+	}
+}
+
+// sig3 is a duration to 3 significant digits: 214.7ms → 215ms.
+func sig3(d time.Duration) time.Duration {
+	unit := time.Duration(1)
+	for d/unit >= 1000 {
+		unit *= 10
+	}
+	return d.Round(unit)
 }
 
 // beyond reports whether r's p99 interval lies wholly above hi.

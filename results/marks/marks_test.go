@@ -121,6 +121,7 @@ func withCI(r Row, rw, pw float64) Row {
 // controls gives a row its controls.
 func controls(r Row, threads int, target float64) Row {
 	r.HasControls, r.Threads, r.Partitions, r.Target = true, threads, 1, target
+	r.Config = "threads " + strconv.Itoa(threads) + ", target " + strconv.FormatFloat(target, 'f', -1, 64)
 	return r
 }
 
@@ -173,5 +174,25 @@ func TestMarksCompareOneControl(t *testing.T) {
 	v = Decide(indexed(controls(row(4, 2000, 1*ms), 4, 0), controls(row(8, 1000, 1*ms), 8, 0), p), "ops/s", "segment")
 	if v.Best != 2 || v.Knee != 2 || v.KneeFrom != 1 {
 		t.Errorf("best %d knee %d from %d; want 2 2 1 (partitions 1 vs 2 at 8 threads)", v.Best, v.Knee, v.KneeFrom)
+	}
+}
+
+// A knee candidate within the noise is passed over for a later one
+// beyond it; the note stays only when none is.
+func TestKneeBeyondNoiseLater(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	rows := indexed(
+		withCI(controls(row(64, 144, 240*ms), 64, 144), 0.02, 0.14),
+		withCI(controls(row(64, 158, 404*ms), 64, 160), 0.08, 0.37), // 1.7 times, within the noise
+		withCI(controls(row(64, 164, 876*ms), 64, 176), 0.07, 0.10), // beyond it
+	)
+	v := Decide(rows, "ops/s", "segment")
+	if v.Knee != 2 || v.KneeFrom != 1 || strings.Contains(v.Note, "knee undecided") {
+		t.Errorf("knee %d from %d, note %q; want 2 from 1, no knee note", v.Knee, v.KneeFrom, v.Note)
+	}
+	v = Decide(rows[:2], "ops/s", "segment")
+	if v.Knee != -1 || !strings.Contains(v.Note, "knee undecided: within noise (±37 %): segment 2's p99 240ms to 404ms") {
+		t.Errorf("knee %d, note %q; want undecided, within noise", v.Knee, v.Note)
 	}
 }
