@@ -69,17 +69,20 @@ func (h *floats) Pop() any {
 	return x
 }
 
-// run simulates q in model time for intervals seconds (after a first one
-// left out, the transition), feeding each 1 s interval's completions to
-// a Batches; it returns them and the histogram of every latency counted.
-func (q mmc) run(seed uint64, intervals int) (*Batches, *measure.Set) {
+// run simulates q in model time for len(per)-1 seconds (after a first
+// one left out, the transition), each 1 s interval's completions in per,
+// fed to a Batches it returns; all gets every latency counted.
+// per and all are reused from seed to seed (Reset): a Set's histograms
+// are allocated once.
+func (q mmc) run(seed uint64, per []*measure.Set, all *measure.Set) *Batches {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	free := make(floats, q.c)
+	intervals := len(per) - 1
 	end := float64(intervals + 1)
-	per := make([]*measure.Set, intervals+1)
-	for i := range per {
-		per[i] = &measure.Set{}
+	for _, set := range per {
+		set.Reset()
 	}
+	all.Reset()
 	for t := rng.ExpFloat64() / q.lambda; t < end; t += rng.ExpFloat64() / q.lambda {
 		start := math.Max(t, free[0])
 		done := start + rng.ExpFloat64()/q.mu
@@ -93,17 +96,18 @@ func (q mmc) run(seed uint64, intervals int) (*Batches, *measure.Set) {
 		set.Ops++
 	}
 	b := &Batches{}
-	all := &measure.Set{}
 	for _, set := range per[1:] {
 		b.Add(set)
 		b.Tick(1)
 		all.Merge(set)
 	}
-	return b, all
+	return b
 }
 
 // The 95 % intervals on p99 and on the rate, over 100 seeds of an M/M/4
-// queue at 75 % load in model time: the interval on p99 holds Erlang C's
+// queue at 75 % load in model time, 120 intervals of 1 s after the first
+// (at 30 intervals the p99 interval held in 87 of 100: the misses are
+// runs that saw no large burst, whose p99 and spread both read low): the interval on p99 holds Erlang C's
 // p99 in 90 to 99 of them, and is no wider on average than 1.5 times
 // 1.96 standard deviations of the 100 estimates (an interval too wide to
 // decide anything fails as one that misses).
@@ -113,8 +117,13 @@ func TestCoverageMMc(t *testing.T) {
 	truth := q.quantile(99) * 1e9
 	var held, rateHeld int
 	var est, hws []float64
+	per := make([]*measure.Set, 121)
+	for i := range per {
+		per[i] = &measure.Set{}
+	}
+	all := &measure.Set{}
 	for seed := range uint64(100) {
-		b, all := q.run(seed, 120)
+		b := q.run(seed, per, all)
 		h := all.H[measure.Slot(0, measure.OK)]
 		p99 := float64(h.ValueAtQuantile(99))
 		iv := b.Quantile(h, 99, Service, 0)
