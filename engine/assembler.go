@@ -5,6 +5,7 @@ import (
 
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
+	"benchtop/results/ci"
 	"benchtop/rundata"
 	"benchtop/workload"
 )
@@ -91,6 +92,8 @@ type Assembler struct {
 	// rate0 is the RateKey counter at the phase's start, rateSum its
 	// Delta summed (when the workload keeps no counters: a fleet).
 	rate0, rateSum float64
+	// run is the phase's intervals for its confidence intervals.
+	run ci.Batches
 }
 
 // NewAssembler starts a phase with the controls in force; label names its
@@ -115,6 +118,7 @@ func (a *Assembler) Add(s *measure.Set) {
 	a.interval.Merge(s)
 	a.cumulative.Merge(s)
 	a.segs.add(s)
+	a.run.Add(s)
 }
 
 // Event records an event for the next snapshot.
@@ -185,6 +189,7 @@ func (a *Assembler) Snapshot(now time.Time, runTime time.Duration, hs host.Sampl
 	a.rateSum += ws.Delta[c.RateKey]
 	stalled := a.stalled(ivl, runTime, ws.Delta[c.RateKey] > 0)
 	a.segs.tick(now, stalled)
+	a.run.Tick(ivl.Seconds())
 	snap.NoSuccess = a.trackOutage(ivlStart.Sub(c.RunStart), snap.Elapsed, stalled)
 	snap.Ops, snap.Total = buildOps(c.OpNames, a.interval, a.cumulative, ivl, runTime, a.Intended(), c.Percentiles)
 	snap.OpsDone = a.cumulative.Ops
@@ -268,6 +273,27 @@ func (a *Assembler) trackOutage(start, end time.Duration, stalled bool) int {
 	return a.noSuccess
 }
 
+// runCI sets the phase's 95 % confidence intervals on its goodput and
+// its p99 (intended when measured), batch means over its intervals.
+func (a *Assembler) runCI(res *PhaseResult) {
+	secs := res.RunTime.Seconds()
+	if secs <= 0 {
+		return
+	}
+	iv := a.run.Rate(float64(a.cumulative.OK())/secs, 0)
+	res.GoodputLow, res.GoodputHigh = iv.Low, iv.High
+	series, variant := ci.Service, measure.OK
+	if a.Intended() {
+		series, variant = ci.Intended, measure.OKIntended
+	}
+	if h := mergeVariant(a.cumulative, variant); h != nil && h.TotalCount() > 0 {
+		res.P99 = time.Duration(h.ValueAtQuantile(99))
+		q := a.run.Quantile(h, 99, series, 0)
+		res.P99Low, res.P99High = min(res.P99, time.Duration(q.Low)), max(res.P99, time.Duration(q.High))
+		res.HasP99 = true
+	}
+}
+
 // Recycle empties the interval Set data built without keepData points
 // at, for the next interval; call it once the hooks have seen data. It
 // reports whether it did: data is then no longer to be read.
@@ -300,6 +326,7 @@ func (a *Assembler) Result(final *Snapshot, runTime time.Duration, start time.Ti
 	if a.units != nil {
 		res.Units = a.units.units()
 	}
+	a.runCI(res)
 	if k := a.c.RateKey; k != "" {
 		res.RateCount = a.rateSum
 		if a.c.Counters != nil {

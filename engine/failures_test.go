@@ -165,3 +165,56 @@ func TestDeadlineCutOff(t *testing.T) {
 		t.Errorf("RunTime %v, want the 300ms up to the deadline, not the 1.5s grace after it", run.RunTime)
 	}
 }
+
+// slowDB's operations take at least d each.
+type slowDB struct {
+	fakeDB
+	d time.Duration
+}
+
+func (s *slowDB) Read(ctx context.Context, _, _ string, _ []string, dst []adapters.Field) ([]adapters.Field, error) {
+	time.Sleep(s.d)
+	return dst, nil
+}
+
+func (s *slowDB) Update(ctx context.Context, _, _ string, _ []adapters.Field) error {
+	time.Sleep(s.d)
+	return nil
+}
+
+// Operations in flight at the deadline that complete in the grace count
+// with their time: the run time, and the last interval, extend to the
+// last of them, so that no rate holds operations without the time they
+// took (ended at the deadline, 4 operations of 200 ms each read as 4 in
+// 0.1 s: a rate twice what 4 threads can complete).
+func TestInFlightCountWithTheirTime(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t, "run", map[string]string{"threadcount": "4", "maxexecutiontime": "0.1", "operationcount": "0"})
+	r, err := New(cfg, &slowDB{d: 200 * time.Millisecond}, Options{Host: sharedHost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for range r.Snapshots() {
+		}
+	}()
+	res, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res[len(res)-1]
+	if run.Set.Ops == 0 || run.Set.CutOff != 0 {
+		t.Fatalf("ops %d, cut off %d: want the operations in flight counted", run.Set.Ops, run.Set.CutOff)
+	}
+	// Each operation took 200 ms at least and every worker ran one at
+	// most in flight: the run time holds the 200 ms of the first ones.
+	if run.RunTime < 200*time.Millisecond {
+		t.Errorf("RunTime %v with %d operations of 200 ms each: they were counted without their time", run.RunTime, run.Set.Ops)
+	}
+	if end := run.Final.Elapsed; end < 200*time.Millisecond {
+		t.Errorf("the last interval ends at %v, before the operations it holds did (200 ms)", end)
+	}
+	if seg := run.Segments[len(run.Segments)-1]; seg.End < 200*time.Millisecond {
+		t.Errorf("the last segment ends at %v, before the operations it holds did (200 ms)", seg.End)
+	}
+}

@@ -62,12 +62,13 @@ func (p *phase) sample(final bool) *Snapshot {
 	opts := p.env.opts
 	p.smu.Lock()
 	if final && !p.endTime.IsZero() && p.endTime.Before(now) && p.endTime.After(p.asm.lastTick) {
-		// The last interval ends where the run time ends (the deadline,
-		// a stop): what completed in the grace after it counts, but in
-		// the time up to it. When a tick already passed the end, the last
-		// interval is the grace itself, up to now: dated at the end it
-		// would end where the tick's did (two intervals of one end in the
-		// HDR log, two samples of one timestamp in a metrics push).
+		// The last interval ends where the run time ends: the deadline or
+		// a stop, or the last operation in flight there that completed in
+		// the grace after it (phase.drainWorkers), which counts with its
+		// time. When a tick already passed the end, the last interval is
+		// the rest up to now: dated at the end it would end where the
+		// tick's did (two intervals of one end in the HDR log, two
+		// samples of one timestamp in a metrics push).
 		now = p.endTime
 	}
 	snap, data := p.asm.Snapshot(now, p.runTime(now), hs, ws, final, len(opts.OnIntervalData) > 0)

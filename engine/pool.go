@@ -41,6 +41,10 @@ type pool struct {
 	// (now()'s clock; 0: not yet): an operation that ends from then on
 	// was cut off, and is counted apart (measure.Set.CutOff).
 	cutAt atomic.Int64
+	// lastEnd is when the last operation counted after a stop ended
+	// (now()'s clock; 0: none): the phase's run time extends to it, so
+	// that the operations in flight at the stop count with their time.
+	lastEnd atomic.Int64
 
 	wmu       sync.Mutex
 	workers   []*worker // the running workers only
@@ -103,6 +107,16 @@ func (p *pool) stop() {
 		return
 	}
 	p.wakeAll()
+}
+
+// noteEnd records end as lastEnd if it is the latest so far.
+func (p *pool) noteEnd(end int64) {
+	for {
+		cur := p.lastEnd.Load()
+		if end <= cur || p.lastEnd.CompareAndSwap(cur, end) {
+			return
+		}
+	}
 }
 
 // claim takes up to n operations from the budget.
@@ -267,6 +281,9 @@ func (p *pool) step(ws *wstate) bool {
 		ws.recordQueued(op, n, took, batched, start, end, intended, paced)
 	} else {
 		ws.record(op, n, start, end, intended, paced, err)
+	}
+	if p.stopping.Load() {
+		p.noteEnd(end)
 	}
 	ws.last, ws.chained = end, true
 	return err == nil || ws.ctx.Err() == nil

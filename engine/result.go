@@ -39,6 +39,14 @@ type PhaseResult struct {
 	// Grace is how long operations in flight at the deadline or a stop
 	// were given before they were cut off (Options.StopGrace).
 	Grace time.Duration
+	// GoodputLow and GoodputHigh bound Goodput (rated workloads: its
+	// operations'), a 95 % confidence interval; P99 is the successful
+	// operations' p99 over the phase (from the intended start when
+	// measured), P99Low and P99High its interval; HasP99: something
+	// succeeded (results/ci).
+	GoodputLow, GoodputHigh float64
+	P99, P99Low, P99High    time.Duration
+	HasP99                  bool
 	// Outages are the spans of OutageIntervals or more consecutive
 	// intervals in which no operation succeeded.
 	Outages []Outage

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"benchtop/engine/measure"
+	"benchtop/results/ci"
 	"benchtop/results/marks"
 	"benchtop/workload"
 )
@@ -44,6 +45,10 @@ type segmentAcc struct {
 	steadyT time.Time
 	ticks   int
 	stalls  int // steady intervals that were stalls
+	// batches are the steady intervals for the confidence intervals
+	// (results/ci); lastT is when the last interval ended.
+	batches ci.Batches
+	lastT   time.Time
 }
 
 // begin opens a new segment for the Controls in force.
@@ -69,6 +74,7 @@ func (sg *segments) add(set *measure.Set) {
 	sg.open.set.Merge(set)
 	if sg.open.ticks > 0 {
 		sg.open.steady.Merge(set)
+		sg.open.batches.Add(set)
 	}
 }
 
@@ -81,9 +87,13 @@ func (sg *segments) tick(now time.Time, stalled bool) {
 		if sg.counters != nil {
 			sg.open.steadyFirst = sg.counters.Counters()
 		}
-	} else if stalled {
-		sg.open.stalls++
+	} else {
+		if stalled {
+			sg.open.stalls++
+		}
+		sg.open.batches.Tick(now.Sub(sg.open.lastT).Seconds())
 	}
+	sg.open.lastT = now
 	sg.open.ticks++
 }
 
@@ -195,6 +205,7 @@ func (sg *segments) fill(s *segmentAcc, end time.Time) {
 			s.IntendedP99 = s.P99
 		}
 	}
+	sg.fillCI(s, figures, fdur, steady, end, intended)
 	s.CPU = -1 // unknown unless measured
 	if s.cpuN > 0 {
 		s.CPU = s.cpuSum / float64(s.cpuN)
@@ -224,6 +235,43 @@ func (sg *segments) fill(s *segmentAcc, end time.Time) {
 		// records acknowledged): one rate, not a column beside ops/s.
 		s.OpsPerSec = s.Extra[k]
 		delete(s.Extra, k)
+		// Its interval: Poisson's on its count (no batches of it).
+		iv := ci.Poisson(s.OpsPerSec, s.OpsPerSec*sdur, sdur)
+		s.OpsPerSecLow, s.OpsPerSecHigh = iv.Low, iv.High
+	}
+}
+
+// fillCI sets the 95 % confidence intervals on a segment's rate and p99
+// (results/ci): batch means over its steady intervals when it has a
+// steady part, else Poisson's on its count and the order statistics of
+// its histogram.
+func (sg *segments) fillCI(s *segmentAcc, figures *measure.Set, fdur float64, steady bool, end time.Time, intended bool) {
+	part := 0.0
+	if steady && end.After(s.lastT) {
+		part = end.Sub(s.lastT).Seconds()
+	}
+	var b ci.Batches // none: the whole segment's figures
+	if steady {
+		b = s.batches
+	}
+	var rate ci.Interval
+	if steady {
+		rate = b.Rate(s.OpsPerSec, part)
+	} else {
+		rate = ci.Poisson(s.OpsPerSec, float64(figures.OK()), fdur)
+	}
+	s.OpsPerSecLow, s.OpsPerSecHigh = rate.Low, rate.High
+	s.P99Low, s.P99High = s.P99, s.P99
+	if !s.HasLatency {
+		return
+	}
+	series, variant := ci.Service, measure.OK
+	if intended && s.IntendedP99 > 0 {
+		series, variant = ci.Intended, measure.OKIntended
+	}
+	if h := mergeVariant(figures, variant); h != nil {
+		iv := b.Quantile(h, 99, series, part)
+		s.P99Low, s.P99High = min(s.P99, time.Duration(iv.Low)), max(s.P99, time.Duration(iv.High))
 	}
 }
 
@@ -262,7 +310,9 @@ func SegmentRows(segs []Segment, interval time.Duration) []marks.Row {
 	for i, s := range segs {
 		rows[i] = marks.Row{Index: s.Index, Rate: s.OpsPerSec, Intervals: s.Intervals, Ops: s.Ops, ErrorRate: s.ErrorRate,
 			Stalls: s.Stalls, Paused: s.Paused, P99: s.P99, HasLatency: s.HasLatency, Config: configKey(s),
-			Held: interval > 0 && s.End-s.Start >= interval/2}
+			Held:    interval > 0 && s.End-s.Start >= interval/2,
+			RateLow: s.OpsPerSecLow, RateHigh: s.OpsPerSecHigh, P99Low: s.P99Low, P99High: s.P99High,
+			HasControls: true, Threads: s.Threads, Partitions: s.Partitions, Target: s.Target}
 	}
 	return rows
 }

@@ -8,6 +8,7 @@ import (
 
 	"benchtop/results/thresholds"
 	"benchtop/rundata"
+	"benchtop/rundata/units"
 )
 
 // CapacitySection is a --find-max search on the page: its answer and
@@ -167,7 +168,7 @@ func probesTable(c *rundata.Capacity) *Table {
 			numCell(strconv.Itoa(p.N), "n", float64(p.N)),
 			numCell(strconv.Itoa(p.Threads), "threads", float64(p.Threads)),
 			numCell(rundata.TargetText(p.TargetOpsSec), "target_ops_sec", p.TargetOpsSec),
-			numCell(fmtRate(p.GoodputOpsSec), "goodput_ops_sec", p.GoodputOpsSec),
+			numCell(withMargin(fmtRate(p.GoodputOpsSec), units.Margin(p.OpsPerSec, p.OpsPerSecCILow, p.OpsPerSecCIHigh)), "goodput_ops_sec", p.GoodputOpsSec),
 			numCell(fmtSeconds(p.SteadyS), "steady_s", p.SteadyS),
 			textCell(p.Outcome), textCell(p.Decided),
 		}}

@@ -96,7 +96,7 @@ func segmentRow(g report.SegmentSummary, extras []string, name string) TRow {
 		numCell(strconv.Itoa(g.Threads), "threads", float64(g.Threads)),
 		numCell(strconv.Itoa(g.Partitions), "partitions", float64(g.Partitions)),
 		numCell(target, "target", g.Target),
-		numCell(fmtRate(g.OpsPerSec), "ops_per_sec", g.OpsPerSec),
+		numCell(withMargin(fmtRate(g.OpsPerSec), units.Margin(g.OpsPerSec, g.OpsPerSecCILow, g.OpsPerSecCIHigh)), "ops_per_sec", g.OpsPerSec),
 	}
 	for _, k := range extras {
 		v, ok := g.Extra[k]
@@ -124,7 +124,7 @@ func segmentRow(g report.SegmentSummary, extras []string, name string) TRow {
 	cells = append(cells,
 		usCell(g.P50US, "p50_us"),
 		usCell(g.P95US, "p95_us"),
-		usCell(g.P99US, "p99_us"),
+		p99Cell(g.P99US, g.P99USCILow, g.P99USCIHigh),
 		numCell(units.Count(g.Errors), "errors", float64(g.Errors)),
 		cpuCell(g.CPU),
 		textCell(mark))
@@ -180,4 +180,22 @@ func cpuCell(cpu *float64) Cell {
 		return textCell("n/a")
 	}
 	return numCell(strconv.FormatFloat(*cpu, 'f', 0, 64)+" %", "cpu_percent", *cpu)
+}
+
+// withMargin is a figure's text with its 95 % confidence interval's
+// margin after it ("153 ±4.6%"), the figure alone when none is known.
+func withMargin(text, margin string) string {
+	if margin == "" {
+		return text
+	}
+	return text + " " + margin
+}
+
+// p99Cell is a segment's p99 with its interval's margin.
+func p99Cell(us, lo, hi *float64) Cell {
+	c := usCell(us, "p99_us")
+	if us != nil && lo != nil && hi != nil {
+		c.Text = withMargin(c.Text, units.Margin(*us, *lo, *hi))
+	}
+	return c
 }

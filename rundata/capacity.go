@@ -29,6 +29,10 @@ const (
 	ProbeFail     = "fail"
 	ProbeVoid     = "void"     // a manual change or a pause cut it short
 	ProbeUnjudged = "unjudged" // the search or the run ended before it was judged
+	// ProbeUndecided: at its most intervals its percentile's 95 %
+	// interval still held the bound; it is asked again once, then
+	// counted a fail.
+	ProbeUndecided = "undecided"
 )
 
 // CapacityProbe is one probe as the outputs record it (the JSON member
@@ -54,8 +58,19 @@ type CapacityProbe struct {
 	// part, FailedOpsSec failed ones; Operations and Errors count them.
 	GoodputOpsSec float64 `json:"goodput_ops_sec"`
 	FailedOpsSec  float64 `json:"failed_ops_sec"`
-	Operations    int64   `json:"operations"`
-	Errors        int64   `json:"errors"`
+	// OpsPerSec is GoodputOpsSec under the segments' name, with its 95 %
+	// confidence interval; P99US is the p99 of every operation type the
+	// probe is judged on (intended when paced), with its interval, nil
+	// when nothing succeeded (results/ci: batch means over its steady
+	// intervals).
+	OpsPerSec       float64  `json:"ops_per_sec"`
+	OpsPerSecCILow  float64  `json:"ops_per_sec_ci_low"`
+	OpsPerSecCIHigh float64  `json:"ops_per_sec_ci_high"`
+	P99US           *float64 `json:"p99_us"`
+	P99USCILow      *float64 `json:"p99_us_ci_low"`
+	P99USCIHigh     *float64 `json:"p99_us_ci_high"`
+	Operations      int64    `json:"operations"`
+	Errors          int64    `json:"errors"`
 	// Conditions are each condition's figure on the probe.
 	Conditions []CapacityCondition `json:"conditions"`
 	// MeanServiceUS is the successful operations' mean service time,
@@ -239,6 +254,12 @@ const (
 	ReasonThreads  = "threads"  // the threads were the limit
 	ReasonErrors   = "errors"   // operations failed at the answer's rate
 	ReasonUnclosed = "unclosed" // the bracket did not close
+	// ReasonWakeup: the unlimited probe passed and no paced one did: the
+	// host's wake-up latency, not the database, failed them.
+	ReasonWakeup = "wakeup"
+	// ReasonLocal: the server is on the client's host (loopback): the
+	// answer is the pair's.
+	ReasonLocal = "local"
 )
 
 // CapacityReason is why an answer cannot be trusted.

@@ -150,7 +150,14 @@ type Segment struct {
 	// latency from the intended start (0 without a target).
 	ServiceP99  time.Duration
 	IntendedP99 time.Duration
-	Errors      int64
+	// OpsPerSecLow and OpsPerSecHigh bound OpsPerSec, P99Low and P99High
+	// bound P99: 95 % confidence intervals (results/ci: batch means over
+	// the steady intervals, order statistics of the histogram for p99).
+	// Low <= figure <= High; equal to the figure when nothing was
+	// measured.
+	OpsPerSecLow, OpsPerSecHigh float64
+	P99Low, P99High             time.Duration
+	Errors                      int64
 	// ErrorRate is the share of the steady part's operations that failed,
 	// 0-1.
 	ErrorRate float64

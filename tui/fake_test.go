@@ -190,6 +190,9 @@ func fakeRun(n int, target float64) []*engine.Snapshot {
 				HasLatency: true, P50: sp50, P95: sp50 * 27 / 10, P99: sp50 * 5, ServiceP99: sp50 * 5, Intervals: max(0, end-s.at-1), CPU: math.Min(99, 20+10*float64(s.threads)*(0.5+0.5*float64(s.partitions)/8)),
 				Open: si+1 == len(steps) || steps[si+1].at >= i,
 			})
+			g := &segs[len(segs)-1]
+			g.OpsPerSecLow, g.OpsPerSecHigh = g.OpsPerSec*0.97, g.OpsPerSec*1.03
+			g.P99Low, g.P99High = g.P99*9/10, g.P99*23/20
 		}
 		if target > 0 {
 			for k := range segs {

@@ -76,6 +76,10 @@ func TestGolden(t *testing.T) {
 		{"main_120x40", 120, 40, run, nil},
 		{"segments_80x24", 80, 24, run, []tea.KeyMsg{keyMsg("tab")}},
 		{"segments_120x40", 120, 40, run, []tea.KeyMsg{keyMsg("tab")}},
+		// i on the segments view: the 95 % intervals' margins in place of
+		// p50 and p95, the table as wide as without them.
+		{"segments_intervals_80x24", 80, 24, run, []tea.KeyMsg{keyMsg("tab"), keyMsg("i")}},
+		{"segments_intervals_target_80x24", 80, 24, targeted, []tea.KeyMsg{keyMsg("tab"), keyMsg("i")}},
 		{"target_120x40", 120, 40, targeted, nil},
 		{"target_80x24", 80, 24, targeted, nil},
 		{"window_1m_120x40", 120, 40, run, []tea.KeyMsg{keyMsg("w"), keyMsg("w"), keyMsg("w")}},

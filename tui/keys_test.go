@@ -25,7 +25,7 @@ func TestEveryKeyFits(t *testing.T) {
 		}
 		press(m, "?")
 		for _, k := range []string{"+/- threads", "}/{ partitions", "t/T target", "0   target unlimited", "space pause/resume", "m     mark",
-			"r     new segment", "s     save report", "tab segments", "w   chart window", "i   raw/intended latency", "c   next theme",
+			"r     new segment", "s     save report", "tab segments", "w   chart window", "i   latency; segments ±", "c   next theme",
 			"↑/↓ scroll segments", "?   help", "q   quit"} {
 			if !strings.Contains(m.frame, k) {
 				t.Errorf("%dx%d: the full help lacks %q:\n%s", size[0], size[1], k, m.frame)

@@ -239,6 +239,8 @@ func (m *Model) apply(c prompt.Command) tea.Cmd {
 		return m.setNotice("chart window: last " + throughput.WindowText(c.Window))
 	case "theme":
 		return m.useTheme(c.Text)
+	case "segment":
+		return m.setNotice(segmentExact(m.last(), c.N))
 	}
 	return nil
 }
@@ -279,6 +281,13 @@ func (m *Model) viewKey(msg tea.KeyMsg) (cmd tea.Cmd, ok bool) {
 		return m.useTheme(names[(m.themeNo+1)%len(names)]), true
 	case key.Matches(msg, k.Window):
 		return m.nextWindow(), true
+	case key.Matches(msg, k.Latency) && m.view == viewSegments:
+		m.segments.Intervals = !m.segments.Intervals
+		note := "segments: p50 and p95"
+		if m.segments.Intervals {
+			note = "segments: ± 95 % intervals of ops/s and p99 · bounds: \": segment N\""
+		}
+		return m.setNotice(note), true
 	case key.Matches(msg, k.Latency):
 		m.latency.Mode = (m.latency.Mode + 1) % 3
 		note := "latency: " + m.latency.Mode.String()

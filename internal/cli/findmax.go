@@ -4,6 +4,8 @@ package cli
 // run, its refusals, and the exit status its outcome gives.
 
 import (
+	"net"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -161,6 +163,29 @@ func newSearch(st *State, o *options) *findmax.Search {
 		tell = func(line string) { st.tell("%s", line) }
 	}
 	return findmax.New(*o.FindMax.spec, engine.PhaseRun, tell)
+}
+
+// localServer is the address of an adapter's server when it is on this
+// host (a loopback address or localhost in its description), "" when it
+// is not or cannot be told; the in-process adapters (sim, memory, null)
+// have no server to share the host with.
+func localServer(adapter, target string) string {
+	switch adapter {
+	case "sim", "memory", "null", "":
+		return ""
+	}
+	hostport := target
+	if u, err := url.Parse(target); err == nil && u.Host != "" {
+		hostport = u.Host
+	}
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || strings.EqualFold(host, "localhost") {
+		return hostport
+	}
+	return ""
 }
 
 // reasonTexts are the report's reasons, one after another.

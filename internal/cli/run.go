@@ -170,6 +170,7 @@ func buildRun(st *State, o *options, cfg *engine.Config, db adapters.DB, ycsb *o
 	p := &plan{exports: newExports(o), ycsb: ycsb, player: newPlayer(st, o), search: newSearch(st, o)}
 	if p.search != nil {
 		p.exports.SetCapacity(p.search.Report) // the s key's save
+		p.search.SetLocal(localServer(o.DB, info.Target))
 	}
 	runHooks(st, o, p.player, p.exports, ycsb, mx, p.search).engine(&opts)
 	runner, err := engine.New(cfg, db, opts)

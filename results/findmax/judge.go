@@ -8,6 +8,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"benchtop/engine/measure"
+	"benchtop/results/ci"
 	"benchtop/results/report"
 	"benchtop/results/thresholds"
 )
@@ -151,6 +152,25 @@ type judged struct {
 	ok, need, over int64
 	// service is the same condition on service time (paced probes only).
 	service *thresholds.Result
+	// iv is a latency percentile's 95 % confidence interval (ns), when
+	// hasIV.
+	iv    ci.Interval
+	hasIV bool
+}
+
+// straddles reports whether an upper bound on a latency percentile lies
+// strictly within the percentile's 95 % interval: the probe does not
+// know on which side its figure is.
+func (j judged) straddles() bool {
+	if !j.hasIV || j.res.NoData || !isUpper(j.t.Cmp) {
+		return false
+	}
+	return j.iv.Low < j.t.Value && j.t.Value < j.iv.High
+}
+
+// ivText is the interval as the verdict gives it: "(95 %: 1.80ms–2.31ms)".
+func (j judged) ivText() string {
+	return "(95 %: " + report.FormatDuration(time.Duration(j.iv.Low)) + "–" + report.FormatDuration(time.Duration(j.iv.High)) + ")"
 }
 
 // evidence reports whether the condition has what it needs.

@@ -21,10 +21,11 @@ const (
 	None       = rundata.SearchNone
 	Unfinished = rundata.SearchUnfinished
 
-	Pass     = rundata.ProbePass
-	Fail     = rundata.ProbeFail
-	Void     = rundata.ProbeVoid
-	Unjudged = rundata.ProbeUnjudged
+	Pass      = rundata.ProbePass
+	Fail      = rundata.ProbeFail
+	Void      = rundata.ProbeVoid
+	Unjudged  = rundata.ProbeUnjudged
+	Undecided = rundata.ProbeUndecided
 
 	StatusTrusted   = rundata.CapacityTrusted
 	StatusUntrusted = rundata.CapacityUntrusted
@@ -34,6 +35,8 @@ const (
 	ReasonThreads  = rundata.ReasonThreads
 	ReasonErrors   = rundata.ReasonErrors
 	ReasonUnclosed = rundata.ReasonUnclosed
+	ReasonWakeup   = rundata.ReasonWakeup
+	ReasonLocal    = rundata.ReasonLocal
 )
 
 // rateText is a rate in ops/s: "1,950 ops/s", "12.5 ops/s".

@@ -7,14 +7,23 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
+	"benchtop/results/ci"
 	"benchtop/results/thresholds"
+	"benchtop/rundata/units"
 )
+
+// MaxIntervals is the most steady intervals a probe holds while its
+// percentile's 95 % interval holds the bound: 4 times MinIntervals.
+const MaxIntervals = 4 * MinIntervals
 
 // The states of a probe in progress (engine.ProbeView.State).
 const (
 	stateWaiting    = "waiting" // its change not yet seen in a snapshot
 	stateTransition = "transition"
-	stateSteady     = "steady"
+	// stateDraining: after its transition, the operations of the probe
+	// before it may still be in flight (drain): left out too.
+	stateDraining = "draining"
+	stateSteady   = "steady"
 )
 
 // probe is a probe in progress or judged.
@@ -25,9 +34,27 @@ type probe struct {
 	expect []expectation
 	set    *measure.Set // its steady part's measurements
 	secs   float64      // its steady part's length
-	sat    int          // steady intervals in which the client was the limit
-	cpuSum float64
-	cpuN   int
+	// batches are its steady intervals, for the confidence intervals;
+	// conds the same per condition, of the condition's operation types
+	// (a latency percentile's only).
+	batches ci.Batches
+	conds   []ci.Batches
+	// retry: it is the second probe of a target the first left
+	// undecided.
+	retry bool
+	// capped says why it was judged before it had its evidence ("": it
+	// was not).
+	capped string
+	// drain is how long after its change the previous probe's
+	// operations may still be in flight (its longest service time), and
+	// changeAt when its change came (since the run's start; 0: not
+	// seen): what is left of the drain after its transition interval is
+	// left out too.
+	drain    time.Duration
+	changeAt time.Duration
+	sat      int // steady intervals in which the client was the limit
+	cpuSum   float64
+	cpuN     int
 	// judged is its conditions as last judged.
 	judged []judged
 	// held is false when a paced probe fell short of its target.
@@ -35,6 +62,8 @@ type probe struct {
 	heldText string
 	// started is when its change was asked for.
 	started time.Time
+	// serviceP99US is the p99 of its service time (µs, every type).
+	serviceP99US float64
 }
 
 // expectation is an event a probe's change will cause.
@@ -79,14 +108,28 @@ func (p *probe) see(evs []engine.Event) []engine.Event {
 			continue
 		}
 		p.expect = append(p.expect[:i], p.expect[i+1:]...)
+		p.changeAt = max(p.changeAt, e.At)
 	}
 	return other
 }
 
 // add adds one steady interval: its measurements, its length and the
-// client's state in it.
-func (p *probe) add(set *measure.Set, secs float64, c clientState) {
+// client's state in it; conds and names say which operation types each
+// latency percentile condition judges.
+func (p *probe) add(set *measure.Set, secs float64, c clientState, conds []thresholds.Threshold, names []string) {
 	p.set.Merge(set)
+	p.batches.Add(set)
+	p.batches.Tick(secs)
+	if len(p.conds) != len(conds) {
+		p.conds = make([]ci.Batches, len(conds))
+	}
+	src := source{names: names}
+	for i, t := range conds {
+		if t.Metric == "latency" && t.Stat == "p" {
+			p.conds[i].AddOps(set, src.ops(t.Op))
+			p.conds[i].Tick(secs)
+		}
+	}
 	p.secs += secs
 	p.Intervals++
 	if c.known {
@@ -102,9 +145,14 @@ func (p *probe) add(set *measure.Set, secs float64, c clientState) {
 // evaluate judges the probe's conditions on what it gathered and fills
 // its record's figures; it returns the verdict when there is one ("" to
 // go on).
-func (p *probe) evaluate(conds []thresholds.Threshold, names []string) string {
+//
+// left is the time left in the search's budget: a probe that would not
+// gather its evidence in it is judged on what it has (its percentiles'
+// intervals), at MinIntervals or when time is up.
+func (p *probe) evaluate(conds []thresholds.Threshold, names []string, left time.Duration) string {
 	src := source{set: p.set, names: names, secs: p.secs, paced: p.paced()}
 	p.judged = judge(conds, src)
+	p.intervals(conds, src)
 	p.fill(src)
 	if p.Intervals < MinIntervals {
 		return ""
@@ -116,7 +164,7 @@ func (p *probe) evaluate(conds []thresholds.Threshold, names []string) string {
 	}
 	all := true
 	for _, j := range p.judged {
-		if j.failsEarly() {
+		if j.failsEarly() && !j.straddles() {
 			return p.decide(Fail, j)
 		}
 		if !j.evidence() {
@@ -127,15 +175,46 @@ func (p *probe) evaluate(conds []thresholds.Threshold, names []string) string {
 		p.Decided = p.heldText
 		return Fail
 	}
-	if !all {
-		return ""
-	}
-	for _, j := range p.judged {
-		if !j.res.Pass {
-			return p.decide(Fail, j)
+	capped := false
+	if have, need := p.evidenceOf(); !all && have > 0 && p.secs > 0 {
+		// The time its evidence still takes at its rate, against the
+		// time left: capped, it is judged on what it has.
+		needs := time.Duration(float64(need-have) / (float64(have) / p.secs) * float64(time.Second))
+		if capped = needs > left; capped {
+			p.capped = fmt.Sprintf("judged on %s of the %s operations its percentile needs: the budget's time left (%s) is shorter",
+				units.Count(have), units.Count(need), left.Round(100*time.Millisecond))
 		}
 	}
-	return p.decide(Pass, closest(p.judged))
+	if !all && !capped {
+		return ""
+	}
+	// A percentile whose 95 % interval holds its bound is not known to
+	// be on either side: the probe goes on, up to MaxIntervals (or the
+	// time left).
+	for _, j := range p.judged {
+		if j.straddles() {
+			if p.Intervals < MaxIntervals && !capped {
+				return ""
+			}
+			p.decide(Undecided, j)
+			p.Decided = "undecided: " + p.Decided + " " + j.ivText()
+			return Undecided
+		}
+	}
+	v := Pass
+	for _, j := range p.judged {
+		if !j.res.Pass {
+			v = p.decide(Fail, j)
+			break
+		}
+	}
+	if v == Pass {
+		p.decide(Pass, closest(p.judged))
+	}
+	if capped {
+		p.Decided += "; " + p.capped
+	}
+	return v
 }
 
 // heldShare is the share of its target a paced probe must attempt: below
@@ -217,6 +296,7 @@ func (p *probe) fill(src source) {
 		p.GoodputOpsSec = float64(set.Ops-failed) / p.secs
 		p.FailedOpsSec = float64(failed) / p.secs
 	}
+	p.fillCI(src)
 	svc := src
 	svc.service = true
 	p.MeanServiceUS = nil

@@ -99,6 +99,8 @@ var reasonShort = map[string]string{
 	ReasonThreads:  "the threads were the limit",
 	ReasonErrors:   "operations failed",
 	ReasonUnclosed: "the bracket did not close",
+	ReasonWakeup:   "the host's wake-up latency",
+	ReasonLocal:    "the server is on this host",
 }
 
 // figures are a probe's conditions with their figures: "READ.p99 8.70ms,

@@ -3,6 +3,7 @@ package findmax
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +58,15 @@ func (s *Search) Bind(c engine.Controller) {
 	}
 	s.bound = true
 	s.ctl.start(c)
+}
+
+// SetLocal says the server is on the client's host at addr (loopback;
+// "": not): an untrusted answer then says the answer is the pair's.
+// Call it before the phase starts.
+func (s *Search) SetLocal(addr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.spec.Local = addr
 }
 
 // Close ends the search's controller calls; no call is made after it
@@ -220,14 +230,50 @@ func (s *Search) feed(p *probe, snap *engine.Snapshot) {
 		fallthrough
 	case stateTransition:
 		p.state = stateSteady
+		// What the transition interval did not hold of the drain (all of
+		// it when the change's time is unknown).
+		if p.changeAt > 0 {
+			p.drain -= snap.Elapsed - p.changeAt
+		}
+		if p.drain > snap.Interval/100 { // less is the histogram's resolution
+			p.state = stateDraining
+		}
 		if n := len(snap.Segments); n > 0 {
 			p.Segment = snap.Segments[n-1].Index
 		}
+	case stateDraining:
+		// The previous probe's backlog drains: no operation of it is
+		// timed in this one.
+		p.drain -= snap.Interval
+		if p.drain <= 0 {
+			p.state = stateSteady
+		}
 	case stateSteady:
-		p.add(s.pending, snap.Interval.Seconds(), client(snap))
-		v := p.evaluate(s.spec.Conditions, s.names)
+		p.add(s.pending, snap.Interval.Seconds(), client(snap), s.spec.Conditions, s.names)
+		// The time left once this interval's snapshot is published: the
+		// bracket ends at its budget, an interval after the next at most.
+		left := s.b.budget - snap.Time.Sub(s.b.start) - snap.Interval
+		v := p.evaluate(s.spec.Conditions, s.names, left)
 		if v == "" {
 			return
+		}
+		if v == Undecided {
+			if !p.retry && p.capped == "" {
+				// Asked again once: the same target, a fresh probe.
+				p.Outcome, p.EndS = Undecided, snap.Elapsed.Seconds()
+				s.cur = nil
+				s.b.record(p, s.spec)
+				s.say("find-max probe " + rundata.ProbeLine(p.Probe))
+				s.ask(p.TargetOpsSec, s.b.threads, snap)
+				s.cur.retry = true
+				return
+			}
+			v = Fail
+			if p.capped != "" {
+				p.Decided = "undecided, counted a fail: " + strings.TrimPrefix(p.Decided, "undecided: ") + "; " + p.capped
+			} else {
+				p.Decided = "undecided twice, counted a fail: " + strings.TrimPrefix(p.Decided, "undecided: ")
+			}
 		}
 		p.Outcome, p.EndS = v, snap.Elapsed.Seconds()
 		s.cur = nil
@@ -322,8 +368,19 @@ func (s *Search) ask(rate float64, threads int, snap *engine.Snapshot) {
 		exp = append(exp, expectation{"segment", ""})
 	}
 	s.n++
+	prev := s.cur
+	if prev == nil && s.b != nil && len(s.b.probes) > 0 {
+		prev = s.b.probes[len(s.b.probes)-1]
+	}
 	s.cur = newProbe(s.n, th, rate, exp)
+	if prev != nil {
+		s.cur.drain = min(prev.maxService(), maxDrain*snap.Interval)
+	}
 }
+
+// maxDrain is the most intervals a probe leaves out after its transition
+// for the previous probe's backlog to drain.
+const maxDrain = MinIntervals
 
 func (s *Search) say(line string) {
 	if s.tell != nil {

@@ -12,6 +12,7 @@ import (
 	"benchtop/engine/host"
 	"benchtop/engine/measure"
 	"benchtop/results/thresholds"
+	"benchtop/rundata"
 )
 
 // outcome is what a fake database does in one interval at a target with
@@ -20,6 +21,10 @@ import (
 type outcome struct {
 	ok, failed        float64
 	intended, service time.Duration
+	// tailShare of the successful operations took tail (intended and
+	// service time) instead.
+	tailShare float64
+	tail      time.Duration
 }
 
 // fakeRun steps a search interval by interval against a model of a
@@ -121,6 +126,13 @@ func (f *fakeRun) interval() *engine.Snapshot {
 		n := okN / 2
 		if op == 0 {
 			n = okN - okN/2
+		}
+		if nt := int64(math.Round(float64(n) * o.tailShare)); nt > 0 {
+			set.RecordN(measure.Slot(op, measure.OK), int64(o.tail), nt)
+			if f.target > 0 {
+				set.RecordN(measure.Slot(op, measure.OKIntended), int64(o.tail), nt)
+			}
+			n -= nt
 		}
 		if n > 0 {
 			set.RecordN(measure.Slot(op, measure.OK), int64(o.service), n)
@@ -618,5 +630,167 @@ func TestAFailureIsConfirmed(t *testing.T) {
 	}
 	if fails[hi] != 2 || fails[6_750] != 1 {
 		t.Errorf("failures by target %v: want the bracket's top twice, the hiccup's once", fails)
+	}
+}
+
+// A host whose wake-up latency fails every paced probe (3 ms from the
+// intended start on a 200 µs service time) while the unlimited probe
+// passes: the search has no answer, and says why with the wake-up's p99.
+func TestWakeupLatencyIsAReason(t *testing.T) {
+	t.Parallel()
+	spec := conds(t, "p99<2ms")
+	f := newFakeRun(t, spec, 64, func(target float64, _ int) outcome {
+		if target <= 0 {
+			return outcome{ok: 50_000, intended: 200 * time.Microsecond, service: 200 * time.Microsecond}
+		}
+		return outcome{ok: target, intended: 3 * time.Millisecond, service: 200 * time.Microsecond}
+	})
+	r := f.run(2000)
+	if r.Outcome != None {
+		t.Fatalf("outcome %s: %s", r.Outcome, r.Answer)
+	}
+	if len(r.Reasons) != 1 || !strings.Contains(r.Reasons[0].Text, "the unlimited probe passed at 50,000 ops/s but no paced probe did: the host's wake-up latency (p99 2.8ms") {
+		t.Errorf("reasons %+v, want the wake-up latency's", r.Reasons)
+	}
+	if !strings.Contains(r.Answer, "not the database's alone: the host's wake-up latency") {
+		t.Errorf("answer %q", r.Answer)
+	}
+}
+
+// A server on this host: an answer that is untrusted anyway, or none,
+// says the answer is the pair's; a trusted answer stays trusted.
+func TestLocalServerIsAReason(t *testing.T) {
+	t.Parallel()
+	spec := conds(t, "p99<1ms")
+	f := newFakeRun(t, spec, 1000, queueing(10_000, 2*time.Millisecond))
+	f.s.SetLocal("127.0.0.1:6379")
+	r := f.run(500)
+	if r.Outcome != None || !hasKind(r.Reasons, ReasonLocal) || !strings.Contains(r.Answer, "the server is on this host") {
+		t.Errorf("no rate to the floor on a local server: reasons %+v, answer %q", r.Reasons, r.Answer)
+	}
+	spec = conds(t, "p99<10ms")
+	f = newFakeRun(t, spec, 1000, queueing(10_000, time.Millisecond))
+	f.s.SetLocal("127.0.0.1:6379")
+	if r := f.run(2000); r.Status() != StatusTrusted || len(r.Reasons) != 0 {
+		t.Errorf("a closed bracket on a local server: status %s, reasons %+v", r.Status(), r.Reasons)
+	}
+}
+
+// A probe whose p99's 95 % interval holds the bound goes on, up to
+// MaxIntervals; still undecided then, it is asked again once, and
+// undecided twice it counts a fail. Above 2,000 ops/s every 4th interval
+// has 4 % of its operations at 3 ms (the rest at 1 ms): p99 sits on the
+// edge between them, its interval from 1 ms to 3 ms around the 2 ms
+// bound.
+func TestUndecidedProbeRunsLongerThenRetries(t *testing.T) {
+	t.Parallel()
+	spec := conds(t, "p99<2ms")
+	k := 0
+	f := newFakeRun(t, spec, 64, func(target float64, _ int) outcome {
+		k++
+		o := outcome{ok: 2_500, intended: time.Millisecond, service: time.Millisecond}
+		if target > 0 {
+			o.ok = target
+		}
+		if (target <= 0 || target > 2_000) && k%4 == 0 {
+			o.tailShare, o.tail = 0.04, 3*time.Millisecond
+		}
+		return o
+	})
+	r := f.run(3000)
+	var undecided, twice *Probe
+	for i, p := range r.Probes {
+		switch {
+		case p.Outcome == Undecided && undecided == nil:
+			undecided = &r.Probes[i]
+		case p.Outcome == Fail && strings.HasPrefix(p.Decided, "undecided twice, counted a fail: p99 ") && twice == nil:
+			twice = &r.Probes[i]
+		}
+	}
+	if undecided == nil || twice == nil {
+		for _, p := range r.Probes {
+			t.Log(rundata.ProbeLine(p))
+		}
+		t.Fatalf("no undecided probe asked again and failed: %s", r.Answer)
+	}
+	if undecided.Intervals != MaxIntervals || !strings.Contains(undecided.Decided, "(95 %: ") {
+		t.Errorf("undecided probe: %d intervals (want %d), decided %q", undecided.Intervals, MaxIntervals, undecided.Decided)
+	}
+	if twice.TargetOpsSec != undecided.TargetOpsSec || twice.N != undecided.N+1 {
+		t.Errorf("the retry %+v is not the next probe at the same target as %+v", twice, undecided)
+	}
+	for _, p := range r.Probes {
+		if p.Outcome == Pass && p.TargetOpsSec > 2_000 {
+			t.Errorf("probe %s passed within the noise", rundata.ProbeLine(p))
+		}
+	}
+}
+
+// The probe after one whose operations took up to 2.5 s leaves out,
+// after its transition interval, what is left of those 2.5 s: the
+// backlog of the one before drains, and none of its operations is timed
+// in the next. After probes of milliseconds, only the transition is.
+func TestBacklogDrainsBetweenProbes(t *testing.T) {
+	t.Parallel()
+	spec := conds(t, "p99<10ms")
+	q := queueing(10_000, time.Millisecond)
+	f := newFakeRun(t, spec, 1000, func(target float64, threads int) outcome {
+		if target <= 0 {
+			return outcome{ok: 10_000, intended: 2500 * time.Millisecond, service: 2500 * time.Millisecond}
+		}
+		return q(target, threads)
+	})
+	r := f.run(2000)
+	if len(r.Probes) < 3 || r.Probes[0].TargetOpsSec != 0 {
+		t.Fatalf("probes %+v", r.Probes)
+	}
+	// The change comes at an interval's start: its interval holds 1 s of
+	// the 2.5 s, two more intervals the rest.
+	next := r.Probes[1]
+	if steadyFrom := next.EndS - next.SteadyS; math.Abs(steadyFrom-(next.StartS+3)) > 1e-9 {
+		t.Errorf("probe 2 steady from %.1f s, its change at %.1f s: want 3 s left out (its transition and the backlog's 1.5 s)", steadyFrom, next.StartS)
+	}
+	for _, p := range r.Probes[2:] {
+		if p.Outcome == Pass || p.Outcome == Fail {
+			if steadyFrom := p.EndS - p.SteadyS; math.Abs(steadyFrom-(p.StartS+1)) > 1e-9 {
+				t.Errorf("probe %d steady from %.1f s, its change at %.1f s: want its transition alone left out", p.N, steadyFrom, p.StartS)
+			}
+		}
+	}
+}
+
+// A probe that would not gather its percentile's evidence in the time
+// left is judged on what it has: the floor (100 ops/s, 10,000 operations
+// for a p99: 100 s) in a 60 s budget passes on its interval, wholly
+// under the bound, rather than ending unjudged.
+func TestFloorProbeCappedByTimeLeft(t *testing.T) {
+	t.Parallel()
+	spec := conds(t, "p99<1ms")
+	spec.Budget = 60 * time.Second
+	f := newFakeRun(t, spec, 1000, func(target float64, _ int) outcome {
+		switch {
+		case target <= 0:
+			return outcome{ok: 10_000, intended: 5 * time.Millisecond, service: 5 * time.Millisecond}
+		case target <= 150:
+			return outcome{ok: target, intended: 500 * time.Microsecond, service: 500 * time.Microsecond}
+		}
+		return outcome{ok: target, intended: 5 * time.Millisecond, service: 5 * time.Millisecond}
+	})
+	r := f.run(200)
+	var floor *Probe
+	for i, p := range r.Probes {
+		if p.TargetOpsSec == r.FloorOpsSec && floor == nil {
+			floor = &r.Probes[i]
+		}
+	}
+	if floor == nil || floor.Outcome != Pass || !strings.Contains(floor.Decided, "judged on ") ||
+		!strings.Contains(floor.Decided, "of the 10,000 operations its percentile needs: the budget's time left") {
+		for _, p := range r.Probes {
+			t.Log(rundata.ProbeLine(p))
+		}
+		t.Fatalf("floor probe %+v: want it passed on what it had, saying so", floor)
+	}
+	if r.RateOpsSec == nil || *r.RateOpsSec < r.FloorOpsSec || r.Trusted {
+		t.Errorf("answer %s: want the floor or above, untrusted (the bracket did not close)", r.Answer)
 	}
 }

@@ -28,6 +28,9 @@ type Spec struct {
 	// Threads are --find-max-over's thread counts, searched in turn; nil
 	// searches at the run's threads.
 	Threads []int
+	// Local is the server's address when it is on the client's host
+	// (loopback), "" otherwise: an untrusted answer says so.
+	Local string
 }
 
 // Defaults of a search.

@@ -31,9 +31,12 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 			add(ReasonClient, "the client saturated at %s (%s): the limit may be the client's, not the database's", probeRate(p), p.ClientNote)
 		}
 	}
-	// The threads.
+	// The threads, unless the host's wake-up failed every paced probe
+	// (below): the unlimited probe passing then says nothing of them.
 	u := b.unlimited
+	wakeup := u != nil && u.Outcome == Pass && lo == nil && hi != nil && hi.paced() && hi.Outcome == Fail
 	switch {
+	case wakeup:
 	case u != nil && u.Outcome == Pass && !hasKind(out, ReasonClient) && b.heldAt(u):
 		add(ReasonThreads, "the unlimited probe passed (%s with all %d threads busy) and the database's latency held (mean %s): the threads were the limit; more threads would go further",
 			rateText(u.GoodputOpsSec), u.Threads, fmtUS(u.serviceUS()))
@@ -51,6 +54,12 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 		add(ReasonErrors, "%d of %d operations failed at %s (%s)", lo.Errors, lo.Operations, probeRate(lo),
 			percentText(100*float64(lo.Errors)/math.Max(float64(lo.Operations), 1)))
 	}
+	// The host's wake-up latency: unpaced, the database met the
+	// conditions; paced, at every rate down to the floor, not.
+	if wakeup {
+		add(ReasonWakeup, "the unlimited probe passed at %s but no paced probe did: the host's wake-up latency (p99 %s, intended less service at %s) dominates at this bound",
+			rateText(u.GoodputOpsSec), fmtUS(hi.wakeP99US()), rateText(hi.TargetOpsSec))
+	}
 	// The bracket.
 	if lo != nil && !b.closed(spec) {
 		why := b.endedText()
@@ -61,6 +70,11 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 			add(ReasonUnclosed, "%s before the bracket closed: %s to %s is %.1f %% wide (asked: %.1f %%)", why,
 				rateText(lo.TargetOpsSec), rateText(hi.rate()), 100*w, 100*spec.Precision)
 		}
+	}
+	// A server on this host shares its cores with the client: said with
+	// whatever else makes the answer untrusted (or leaves none).
+	if spec.Local != "" && (len(out) > 0 || b.outcome != Answer) {
+		add(ReasonLocal, "the server is on this host (%s): the answer is the pair's, not the database's", spec.Local)
 	}
 	return out
 }

@@ -11,7 +11,18 @@
 //     operations failed, no stall (an interval in which no operation
 //     completed) and no pause. Any other row keeps a State saying why
 //     not, and a Note in words.
-//   - Marks need at least two qualified rows.
+//   - Marks need at least two qualified rows, and compare rows that
+//     differ in one control only (comparisons): a change of another
+//     control starts a new comparison from the row before it, a change
+//     between unlimited and paced or of two controls at once from the
+//     row itself; the latest comparison with two qualified rows is
+//     marked.
+//   - Beyond the noise: best only when its rate's 95 % interval lies
+//     above every other qualified row's of its comparison, the knee only
+//     where p99's interval lies above the previous row's (a candidate
+//     within the noise is passed over for a later one beyond it); otherwise
+//     Decision.Note says "undecided: within noise (±x %)". Rows without
+//     intervals (zero) are judged on their figures alone.
 //   - Best is the qualified row of the highest rate (successful
 //     operations, or rows consumed), unless another row, qualified or
 //     not, shows a higher rate over a steady interval at least: then best
@@ -31,6 +42,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"benchtop/rundata"
@@ -85,6 +97,79 @@ type Row struct {
 	// by). A row of neither, the instant before a sweep's first step,
 	// cannot show a faster configuration.
 	Held bool
+	// RateLow and RateHigh bound Rate, P99Low and P99High bound P99:
+	// 95 % confidence intervals (results/ci). Zero: unknown, the figure
+	// alone counts.
+	RateLow, RateHigh float64
+	P99Low, P99High   time.Duration
+	// Threads, Partitions and Target are the row's controls when
+	// HasControls: marks compare rows that differ in one control only
+	// (see comparisons).
+	HasControls bool
+	Threads     int
+	Partitions  int
+	Target      float64
+}
+
+// rate is the row's rate interval (the figure alone when unknown).
+func (r Row) rate() (lo, hi float64) {
+	if r.RateLow == 0 && r.RateHigh == 0 {
+		return r.Rate, r.Rate
+	}
+	return min(r.RateLow, r.Rate), max(r.RateHigh, r.Rate)
+}
+
+// p99 is the row's p99 interval (the figure alone when unknown).
+func (r Row) p99() (lo, hi time.Duration) {
+	if r.P99Low == 0 && r.P99High == 0 {
+		return r.P99, r.P99
+	}
+	return min(r.P99Low, r.P99), max(r.P99High, r.P99)
+}
+
+// changed names the controls in which r differs from prev, and whether
+// one of them is paced against unlimited.
+func changed(prev, r Row) (names []string, paced bool) {
+	if prev.Threads != r.Threads {
+		names = append(names, "threads")
+	}
+	if prev.Partitions != r.Partitions {
+		names = append(names, "partitions")
+	}
+	if prev.Target != r.Target {
+		names = append(names, "target")
+	}
+	return names, (prev.Target > 0) != (r.Target > 0)
+}
+
+// comparisons splits rows into the runs of rows that differ in one
+// control only (each [start, end) of row indexes): a change of another
+// control starts a new comparison from the row before it (the two differ
+// in that control only); a change between unlimited and paced, or of two
+// controls at once, starts one from the row itself. A row of the same
+// controls (a mark, a new segment) stays in its comparison. Rows without
+// controls are one comparison.
+func comparisons(rows []Row) [][2]int {
+	var out [][2]int
+	start, dim := 0, ""
+	for i := 1; i < len(rows); i++ {
+		if !rows[i].HasControls || !rows[i-1].HasControls {
+			continue
+		}
+		names, paced := changed(rows[i-1], rows[i])
+		switch {
+		case len(names) == 0:
+		case paced || len(names) > 1:
+			out = append(out, [2]int{start, i})
+			start, dim = i, ""
+		case dim == "" || dim == names[0]:
+			dim = names[0]
+		default:
+			out = append(out, [2]int{start, i})
+			start, dim = i-1, names[0]
+		}
+	}
+	return append(out, [2]int{start, len(rows)})
 }
 
 // Decision is what Decide decided for a table.
@@ -133,11 +218,36 @@ func Decide(rows []Row, unit, what string) Decision {
 	if len(rows) < 2 {
 		return v
 	}
+	// The marks are the latest comparison's that has two qualified rows.
+	if cs := comparisons(rows); len(cs) > 1 {
+		for k := len(cs) - 1; k >= 0; k-- {
+			var in []int
+			for _, i := range qualified {
+				if i >= cs[k][0] && i < cs[k][1] {
+					in = append(in, i)
+				}
+			}
+			if len(in) >= 2 {
+				qualified = in
+				rows = rows[:cs[k][1]]
+				lo := cs[k][0]
+				decideIn(&v, rows, qualified, lo, unit, what)
+				return v
+			}
+		}
+	}
 	if len(qualified) < 2 {
 		v.Note = fmt.Sprintf("best and knee undecided: they need two %ss of at least %s, at most %s failed, no stall and no pause; %s",
 			what, plural(MinIntervals, "steady interval"), pct(MaxErrorRate), qualifiedText(len(qualified), len(rows)))
 		return v
 	}
+	decideIn(&v, rows, qualified, 0, unit, what)
+	return v
+}
+
+// decideIn marks best and knee among rows[lo:] (qualified indexes them
+// in rows), the comparison judged.
+func decideIn(v *Decision, rows []Row, qualified []int, lo int, unit, what string) {
 	best := qualified[0]
 	for _, i := range qualified[1:] {
 		if rows[i].Rate > rows[best].Rate {
@@ -146,6 +256,9 @@ func Decide(rows []Row, unit, what string) Decision {
 	}
 	faster := -1
 	for i, r := range rows {
+		if i < lo {
+			continue
+		}
 		// A row of no steady interval held for less than half an interval
 		// has no rate to compare (the instant before a sweep's first
 		// step, a few ms): it cannot show a faster configuration. One
@@ -155,11 +268,25 @@ func Decide(rows []Row, unit, what string) Decision {
 			faster = i
 		}
 	}
-	if faster < 0 {
-		v.Best = best
-	} else {
+	// Best only beyond the noise: its rate's interval lies above every
+	// other qualified row's.
+	bLo, _ := rows[best].rate()
+	near := -1
+	for _, i := range qualified {
+		known := rows[i].RateHigh > 0 || rows[best].RateLow > 0 // a figure alone ties no rate
+		if _, hi := rows[i].rate(); i != best && known && hi >= bLo && (near < 0 || rows[i].Rate > rows[near].Rate) {
+			near = i
+		}
+	}
+	switch {
+	case faster >= 0:
 		v.Note = fmt.Sprintf("best undecided: %s %d was faster (%s %s) but %s", what, rows[faster].Index,
 			count(rows[faster].Rate), unit, v.Notes[faster])
+	case near >= 0:
+		v.Note = fmt.Sprintf("best undecided: within noise (±%s): %ss %d and %d overlap", noise(rows[best], rows[near]),
+			what, rows[best].Index, rows[near].Index)
+	default:
+		v.Best = best
 	}
 	var timed []int // the qualified rows with latency, in order
 	for _, i := range qualified {
@@ -167,14 +294,65 @@ func Decide(rows []Row, unit, what string) Decision {
 			timed = append(timed, i)
 		}
 	}
+	// The first knee beyond the noise; a candidate within it is passed
+	// over (and said, when no later one is beyond it).
+	undecided := ""
 	for k := 1; k < len(timed); k++ {
 		prev, i := timed[k-1], timed[k]
 		if isKnee(rows, prev, i, timed[k+1:]) {
-			v.Knee, v.KneeFrom = i, prev
-			break
+			if _, pHi := rows[prev].p99(); beyond(rows[i], pHi) {
+				v.Knee, v.KneeFrom = i, prev
+				return
+			}
+			if undecided == "" {
+				undecided = fmt.Sprintf("knee undecided: within noise (±%s): %s %d's p99 %s to %s", p99Noise(rows[prev], rows[i]),
+					what, rows[i].Index, sig3(rows[prev].P99), sig3(rows[i].P99))
+			}
 		}
 	}
-	return v
+	if undecided != "" {
+		v.Note = strings.TrimPrefix(v.Note+"; "+undecided, "; ")
+	}
+}
+
+// sig3 is a duration to 3 significant digits: 214.7ms → 215ms.
+func sig3(d time.Duration) time.Duration {
+	unit := time.Duration(1)
+	for d/unit >= 1000 {
+		unit *= 10
+	}
+	return d.Round(unit)
+}
+
+// beyond reports whether r's p99 interval lies wholly above hi.
+func beyond(r Row, hi time.Duration) bool {
+	lo, _ := r.p99()
+	return lo > hi
+}
+
+// noise is the larger relative half-width of two rows' rate intervals:
+// "4.1 %".
+func noise(a, b Row) string {
+	w := 0.0
+	for _, r := range []Row{a, b} {
+		lo, hi := r.rate()
+		if r.Rate > 0 {
+			w = math.Max(w, math.Max(r.Rate-lo, hi-r.Rate)/r.Rate)
+		}
+	}
+	return pct(w)
+}
+
+// p99Noise is the same for p99.
+func p99Noise(a, b Row) string {
+	w := 0.0
+	for _, r := range []Row{a, b} {
+		lo, hi := r.p99()
+		if r.P99 > 0 {
+			w = math.Max(w, float64(max(r.P99-lo, hi-r.P99))/float64(r.P99))
+		}
+	}
+	return pct(w)
 }
 
 // isKnee tells whether row i is a knee against row prev: another

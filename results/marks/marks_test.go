@@ -110,3 +110,89 @@ func TestEqualRatesNeedNoNote(t *testing.T) {
 		t.Errorf("best %d note %q, want the first and no note", v.Best, v.Note)
 	}
 }
+
+// withCI gives a row intervals of ±rw (rate) and ±pw (p99) relative.
+func withCI(r Row, rw, pw float64) Row {
+	r.RateLow, r.RateHigh = r.Rate*(1-rw), r.Rate*(1+rw)
+	r.P99Low, r.P99High = time.Duration(float64(r.P99)*(1-pw)), time.Duration(float64(r.P99)*(1+pw))
+	return r
+}
+
+// controls gives a row its controls.
+func controls(r Row, threads int, target float64) Row {
+	r.HasControls, r.Threads, r.Partitions, r.Target = true, threads, 1, target
+	r.Config = "threads " + strconv.Itoa(threads) + ", target " + strconv.FormatFloat(target, 'f', -1, 64)
+	return r
+}
+
+// Best and knee only beyond the noise: two segments whose rate intervals
+// overlap leave best undecided, "within noise"; a p99 that grew 3 times
+// within wide intervals is no knee; the same rows with narrow intervals
+// are marked.
+func TestMarksBeyondNoise(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	a := controls(row(8, 152, 214*ms), 8, 0)
+	b := controls(row(64, 157, 587*ms), 64, 0)
+	v := Decide(indexed(withCI(a, 0.10, 0.5), withCI(b, 0.05, 0.5)), "ops/s", "segment")
+	if v.Best != -1 || !strings.Contains(v.Note, "best undecided: within noise (±10 %)") {
+		t.Errorf("overlapping rates: best %d, note %q; want undecided within noise (±10 %%)", v.Best, v.Note)
+	}
+	if v.Knee != -1 || !strings.Contains(v.Note, "knee undecided: within noise") {
+		t.Errorf("p99 214ms (±50 %%) to 587ms (±50 %%): knee %d, note %q; want undecided within noise", v.Knee, v.Note)
+	}
+	v = Decide(indexed(withCI(a, 0.01, 0.1), withCI(b, 0.01, 0.1)), "ops/s", "segment")
+	if v.Best != 1 || v.Knee != 1 || v.KneeFrom != 0 || v.Note != "" {
+		t.Errorf("narrow intervals: best %d knee %d from %d note %q; want 1 1 0 and no note", v.Best, v.Knee, v.KneeFrom, v.Note)
+	}
+}
+
+// Marks compare rows that differ in one control only: a change from
+// unlimited to paced starts a new comparison, so the first paced row is
+// no knee against the unlimited ones; a change of another control
+// compares from the row before it.
+func TestMarksCompareOneControl(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	rows := indexed(
+		controls(row(4, 1000, 1*ms), 4, 0),
+		controls(row(8, 1500, 1*ms), 8, 0),
+		controls(row(8, 900, 5*ms), 8, 900), // paced: a new comparison
+		controls(row(8, 950, 5*ms), 8, 950),
+	)
+	v := Decide(rows, "ops/s", "segment")
+	if v.Knee == 2 {
+		t.Errorf("the first paced row is a knee against an unlimited one")
+	}
+	if v.Best != 3 {
+		t.Errorf("best %d, want 3: the paced comparison's (the latest with two qualified rows)", v.Best)
+	}
+	// A change of partitions after a threads sweep: rows 2 and 3 are
+	// compared (they differ in partitions only), row 1 is not.
+	p := controls(row(8, 1200, 3*ms), 8, 0)
+	p.Partitions, p.Config = 2, "threads 8, partitions 2"
+	v = Decide(indexed(controls(row(4, 2000, 1*ms), 4, 0), controls(row(8, 1000, 1*ms), 8, 0), p), "ops/s", "segment")
+	if v.Best != 2 || v.Knee != 2 || v.KneeFrom != 1 {
+		t.Errorf("best %d knee %d from %d; want 2 2 1 (partitions 1 vs 2 at 8 threads)", v.Best, v.Knee, v.KneeFrom)
+	}
+}
+
+// A knee candidate within the noise is passed over for a later one
+// beyond it; the note stays only when none is.
+func TestKneeBeyondNoiseLater(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	rows := indexed(
+		withCI(controls(row(64, 144, 240*ms), 64, 144), 0.02, 0.14),
+		withCI(controls(row(64, 158, 404*ms), 64, 160), 0.08, 0.37), // 1.7 times, within the noise
+		withCI(controls(row(64, 164, 876*ms), 64, 176), 0.07, 0.10), // beyond it
+	)
+	v := Decide(rows, "ops/s", "segment")
+	if v.Knee != 2 || v.KneeFrom != 1 || strings.Contains(v.Note, "knee undecided") {
+		t.Errorf("knee %d from %d, note %q; want 2 from 1, no knee note", v.Knee, v.KneeFrom, v.Note)
+	}
+	v = Decide(rows[:2], "ops/s", "segment")
+	if v.Knee != -1 || !strings.Contains(v.Note, "knee undecided: within noise (±37 %): segment 2's p99 240ms to 404ms") {
+		t.Errorf("knee %d, note %q; want undecided, within noise", v.Knee, v.Note)
+	}
+}

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"benchtop/engine"
+	"benchtop/rundata/units"
 )
 
 // WriteSegments writes the what-if table: one row per segment, ops/s
 // the successful operations per second (failed/s beside it when any
-// failed), latencies "–" where nothing succeeded, best and knee as
+// failed), each of ops/s and p99 with its 95 % confidence interval's
+// margin (±, blank when unknown), latencies "–" where nothing succeeded, best and knee as
 // results/marks decided them, a segment that could not be judged with
 // why; note, when given, says why best is undecided.
 //
@@ -43,22 +45,22 @@ func WriteSegments(w io.Writer, segs []engine.Segment, note, unit string) {
 		}
 	}
 	sort.Strings(extras)
-	head := fmt.Sprintf("%2s %5s %6s %7s %5s %9s %11s", "#", "from", "dur", "threads", "parts", "target", unit)
+	head := fmt.Sprintf("%2s %5s %6s %7s %5s %9s %11s %6s", "#", "from", "dur", "threads", "parts", "target", unit, "±")
 	if failed {
 		head += fmt.Sprintf(" %9s", "failed/s")
 	}
 	for _, k := range extras {
 		head += fmt.Sprintf(" %11s", strings.ReplaceAll(strings.TrimSuffix(k, "_per_sec"), "_", " ")+"/s")
 	}
-	fmt.Fprintf(w, "%s %7s %7s %7s %6s %4s\n", head, "p50", "p95", "p99", "errors", "cpu")
+	fmt.Fprintf(w, "%s %7s %7s %7s %6s %6s %4s\n", head, "p50", "p95", "p99", "±p99", "errors", "cpu")
 	for _, s := range segs {
 		target := "∞"
 		if s.Target > 0 {
 			target = FormatCount(int64(s.Target))
 		}
-		row := fmt.Sprintf("%2d %5s %6s %7d %5d %9s %11s",
+		row := fmt.Sprintf("%2d %5s %6s %7d %5d %9s %11s %6s",
 			s.Index, clock(s.Start), shortDur(s.Duration()), s.Threads, s.Partitions, target,
-			FormatCount(int64(math.Round(s.OpsPerSec))))
+			FormatCount(int64(math.Round(s.OpsPerSec))), units.Margin(s.OpsPerSec, s.OpsPerSecLow, s.OpsPerSecHigh))
 		if failed {
 			row += fmt.Sprintf(" %9s", FormatCount(int64(math.Round(s.FailedPerSec))))
 		}
@@ -71,8 +73,12 @@ func WriteSegments(w io.Writer, segs []engine.Segment, note, unit string) {
 			}
 		}
 		has := s.HasLatency
-		fmt.Fprintf(w, "%s %7s %7s %7s %6d %4s  %s\n", row, FormatLatency(s.P50, has), FormatLatency(s.P95, has), FormatLatency(s.P99, has),
-			s.Errors, cpuText(s.CPU), strings.TrimSpace(SegmentMark(s)+"  "+s.Label))
+		p99m := ""
+		if has {
+			p99m = units.Margin(float64(s.P99), float64(s.P99Low), float64(s.P99High))
+		}
+		fmt.Fprintf(w, "%s %7s %7s %7s %6s %6d %4s  %s\n", row, FormatLatency(s.P50, has), FormatLatency(s.P95, has), FormatLatency(s.P99, has),
+			p99m, s.Errors, cpuText(s.CPU), strings.TrimSpace(SegmentMark(s)+"  "+s.Label))
 	}
 	if note != "" {
 		fmt.Fprintf(w, "# %s\n", note)

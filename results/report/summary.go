@@ -12,6 +12,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/host"
+	"benchtop/results/ci"
 	"benchtop/results/thresholds"
 )
 
@@ -37,6 +38,17 @@ type Summary struct {
 	// does, as YCSB does.)
 	Throughput float64 `json:"throughput_ops_per_sec"`
 	FailedRate float64 `json:"failed_ops_per_sec"`
+	// OpsPerSec is Throughput again, under the name the segments and
+	// find-max's probes give it, with its 95 % confidence interval
+	// (results/ci); P99US is the successful operations' p99 over the
+	// last phase (from the intended start when measured), with its
+	// interval; null when nothing succeeded.
+	OpsPerSec       float64  `json:"ops_per_sec"`
+	OpsPerSecCILow  float64  `json:"ops_per_sec_ci_low"`
+	OpsPerSecCIHigh float64  `json:"ops_per_sec_ci_high"`
+	P99US           *float64 `json:"p99_us"`
+	P99USCILow      *float64 `json:"p99_us_ci_low"`
+	P99USCIHigh     *float64 `json:"p99_us_ci_high"`
 	// ThroughputUnit is the unit of Throughput (and of the segments'
 	// ops_per_sec) when it is a workload's own rate rather than
 	// operations (the time series' "records/s": records acknowledged).
@@ -151,10 +163,17 @@ type SegmentSummary struct {
 	OK           int64   `json:"ok"`
 	OpsPerSec    float64 `json:"ops_per_sec"`
 	FailedPerSec float64 `json:"failed_per_sec"`
+	// OpsPerSecCILow and OpsPerSecCIHigh are OpsPerSec's 95 %
+	// confidence interval, P99USCILow and P99USCIHigh P99US's
+	// (results/ci).
+	OpsPerSecCILow  float64 `json:"ops_per_sec_ci_low"`
+	OpsPerSecCIHigh float64 `json:"ops_per_sec_ci_high"`
 	// The latencies are null when nothing succeeded in the steady part.
-	P50US *float64 `json:"p50_us"`
-	P95US *float64 `json:"p95_us"`
-	P99US *float64 `json:"p99_us"`
+	P50US       *float64 `json:"p50_us"`
+	P95US       *float64 `json:"p95_us"`
+	P99US       *float64 `json:"p99_us"`
+	P99USCILow  *float64 `json:"p99_us_ci_low"`
+	P99USCIHigh *float64 `json:"p99_us_ci_high"`
 	// ServiceP99US and IntendedP99US: p99 of service time and of latency
 	// from the intended start (absent without a target).
 	ServiceP99US  *float64 `json:"service_p99_us"`
@@ -258,6 +277,13 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 	s.Interrupted = main.Interrupted
 	s.RuntimeMS = main.RunTime.Milliseconds()
 	s.Throughput, s.FailedRate = main.Goodput(), main.FailedRate()
+	s.OpsPerSec = s.Throughput
+	s.OpsPerSecCILow, s.OpsPerSecCIHigh = min(main.GoodputLow, s.Throughput), max(main.GoodputHigh, s.Throughput)
+	if main.Rated && main.RunTime > 0 {
+		iv := ci.Poisson(s.Throughput, main.RateCount, main.RunTime.Seconds())
+		s.OpsPerSecCILow, s.OpsPerSecCIHigh = iv.Low, iv.High
+	}
+	s.P99US, s.P99USCILow, s.P99USCIHigh = usJSON(main.P99, main.HasP99), usJSON(main.P99Low, main.HasP99), usJSON(main.P99High, main.HasP99)
 	s.ThroughputUnit = info.RateUnit
 	s.CutOff = main.Set.CutOff
 	for _, o := range main.Outages {
@@ -293,8 +319,9 @@ func segmentSummary(g engine.Segment) SegmentSummary {
 	return SegmentSummary{
 		Index: g.Index, StartS: g.Start.Seconds(), DurationS: g.Duration().Seconds(), Label: g.Label,
 		Threads: g.Threads, Partitions: g.Partitions, Target: g.Target, Ops: g.Ops, OK: g.OK, OpsPerSec: g.OpsPerSec,
-		FailedPerSec: g.FailedPerSec,
-		P50US:        usJSON(g.P50, has), P95US: usJSON(g.P95, has), P99US: usJSON(g.P99, has), Errors: g.Errors, CPU: cpuJSON(g.CPU),
+		FailedPerSec: g.FailedPerSec, OpsPerSecCILow: min(g.OpsPerSecLow, g.OpsPerSec), OpsPerSecCIHigh: max(g.OpsPerSecHigh, g.OpsPerSec),
+		P50US: usJSON(g.P50, has), P95US: usJSON(g.P95, has), P99US: usJSON(g.P99, has), Errors: g.Errors, CPU: cpuJSON(g.CPU),
+		P99USCILow: usJSON(min(g.P99Low, g.P99), has), P99USCIHigh: usJSON(max(g.P99High, g.P99), has),
 		ServiceP99US: usJSON(g.ServiceP99, has), IntendedP99US: usJSON(g.IntendedP99, has && g.IntendedP99 > 0),
 		ErrorRate: g.ErrorRate, Intervals: g.Intervals, Stalls: g.Stalls, Paused: g.Paused,
 		State: string(g.State), Note: g.Note, Best: g.Best, Knee: g.Knee, KneeFrom: g.KneeFrom, Extra: g.Extra,

@@ -16,3 +16,20 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestMargin(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		fig, lo, hi float64
+		want        string
+	}{
+		{153.1, 146.1, 160.1, "±4.6%"},
+		{240, 209, 290, "±21%"},
+		{100, 0, 0, ""},
+		{0, 0, 1, ""},
+	} {
+		if got := Margin(c.fig, c.lo, c.hi); got != c.want {
+			t.Errorf("Margin(%v, %v, %v) = %q, want %q", c.fig, c.lo, c.hi, got, c.want)
+		}
+	}
+}

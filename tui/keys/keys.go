@@ -38,7 +38,7 @@ var Keys = KeyMap{
 	NextView:        key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "segments")),
 	NextTheme:       key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "next theme")),
 	Window:          key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "chart window")),
-	Latency:         key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "raw/intended latency")),
+	Latency:         key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "latency; segments ±")),
 	ScrollUp:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "scroll segments")),
 	ScrollDown:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "scroll segments")),
 	Save:            key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save report")),

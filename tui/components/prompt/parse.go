@@ -1,6 +1,7 @@
 // Package prompt is the `:` command line of the live screen: exact values
 // typed while the run goes on (threads 64, target 120k, partitions 16,
-// mark before compaction, window 15m), checked as they are typed against
+// mark before compaction, window 15m), and a segment's exact figures
+// with their confidence intervals (segment 3), checked as they are typed against
 // the same limits, with the same messages, as the command line.
 package prompt
 
@@ -14,8 +15,8 @@ import (
 
 // Command is one parsed prompt line.
 type Command struct {
-	Verb   string        // threads, target, partitions, mark, window, theme
-	N      int           // threads, partitions
+	Verb   string        // threads, target, partitions, mark, window, theme, segment
+	N      int           // threads, partitions; segment (0: the latest)
 	Rate   float64       // target ops/s, 0 = unlimited
 	Text   string        // mark label, theme name
 	Window time.Duration // window
@@ -36,10 +37,10 @@ type Limits struct {
 }
 
 // Verbs are the commands, in the order the hint lists them.
-var Verbs = []string{"threads", "target", "partitions", "mark", "window", "theme"}
+var Verbs = []string{"threads", "target", "partitions", "mark", "window", "theme", "segment"}
 
 // viewVerbs change only what this screen shows: allowed read-only.
-var viewVerbs = map[string]bool{"window": true, "theme": true}
+var viewVerbs = map[string]bool{"window": true, "theme": true, "segment": true}
 
 // Hint is the line shown beside an empty prompt.
 func Hint(readOnly bool) string {
@@ -65,7 +66,7 @@ func Parse(line string, lim Limits) (Command, error) {
 	}
 	verb = full
 	if lim.ReadOnly && !viewVerbs[verb] {
-		return Command{}, fmt.Errorf("%s: this viewer is read-only (allowed: window, theme)", verb)
+		return Command{}, fmt.Errorf("%s: this viewer is read-only (allowed: window, theme, segment)", verb)
 	}
 	c := Command{Verb: verb}
 	switch verb {
@@ -98,6 +99,16 @@ func Parse(line string, lim Limits) (Command, error) {
 			return c, fmt.Errorf("window %q: expected a duration from %s to %s, e.g. 15m", arg, short(lim.MinWindow), short(lim.MaxWindow))
 		}
 		c.Window = d
+	case "segment":
+		// The segment's exact figures with their 95 % intervals: N, or
+		// the latest without one.
+		if arg != "" {
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 1 {
+				return c, fmt.Errorf("segment %q: expected a segment number from 1 (none: the latest)", arg)
+			}
+			c.N = n
+		}
 	case "theme":
 		for _, t := range lim.Themes {
 			if strings.EqualFold(t, arg) {

@@ -18,6 +18,8 @@ func TestParse(t *testing.T) {
 		{"  thr   8 ", Command{Verb: "threads", N: 8}},
 		{"threads 4096", Command{Verb: "threads", N: 4096}},
 		{"target 120k", Command{Verb: "target", Rate: 120000}},
+		{"segment 3", Command{Verb: "segment", N: 3}},
+		{"seg", Command{Verb: "segment"}},
 		{"target 1.5M", Command{Verb: "target", Rate: 1500000}},
 		{"target 2500", Command{Verb: "target", Rate: 2500}},
 		{"target 0", Command{Verb: "target"}},
@@ -61,7 +63,8 @@ func TestParseErrors(t *testing.T) {
 		{"window 2h", lim, `window "2h": expected a duration from 10s to 60m, e.g. 15m`},
 		{"window 1s", lim, `window "1s": expected a duration from 10s to 60m`},
 		{"theme pink", lim, `theme "pink": unknown theme (allowed: dark, light)`},
-		{"fly 3", lim, `unknown command "fly" (allowed: threads, target, partitions, mark, window, theme)`},
+		{"segment x", lim, `segment "x": expected a segment number from 1 (none: the latest)`},
+		{"fly 3", lim, `unknown command "fly" (allowed: threads, target, partitions, mark, window, theme, segment)`},
 		{"t 5", lim, `unknown command "t"`}, // threads or target: ambiguous
 		{"", lim, "type a command"},
 	}

@@ -146,6 +146,8 @@ func (m *Model) row(p rundata.ProbeView, w int) string {
 	switch p.State {
 	case "waiting", "transition":
 		what = "its change, left out"
+	case "draining":
+		what = "the previous probe's backlog draining, left out"
 	case "steady":
 		what = fmt.Sprintf("%d/%d intervals", p.Intervals, p.NeedIntervals)
 		if p.NeedOps > 0 {

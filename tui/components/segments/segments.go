@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"benchtop/rundata"
+	"benchtop/rundata/units"
 	"benchtop/tui/common"
 	"benchtop/tui/format"
 	"benchtop/tui/history"
@@ -21,6 +22,34 @@ type Model struct {
 	// scroll is how many rows the view is moved up from the newest.
 	scroll int
 	view   string
+	// Intervals shows each segment's 95 % confidence intervals (the
+	// margins of ops/s and p99, ±) in place of p50 and p95: the table
+	// keeps its width (i on the segments view toggles it).
+	Intervals bool
+}
+
+// The columns of the intervals' margins (Intervals).
+const (
+	marginOps = "±ops"
+	marginP99 = "±p99"
+)
+
+// withMargins renames the p50 and p95 columns to the margins' (only
+// p95's, to ±ops, when p50 gave way to the p99 of intended latency).
+func withMargins(cols []column) []column {
+	out := append([]column(nil), cols...)
+	p50 := hasColumn(cols, "p50")
+	for i, c := range out {
+		switch {
+		case c.title == "p50":
+			out[i].title = marginOps
+		case c.title == "p95" && p50:
+			out[i].title = marginP99
+		case c.title == "p95":
+			out[i].title = marginOps
+		}
+	}
+	return out
 }
 
 var _ common.Renderer[*history.History] = (*Model)(nil)
@@ -86,6 +115,9 @@ func (m *Model) Render(h *history.History) {
 		segs = h.Last.Segments
 	}
 	l := m.layoutFor(segs, iw)
+	if m.Intervals {
+		l.cols = withMargins(l.cols)
+	}
 	lines := []string{m.header(l)}
 	note := ""
 	if h.Last != nil {
@@ -285,9 +317,24 @@ func (m *Model) visible(n, rows int) (start, end int) {
 }
 
 func (m *Model) describe(s rundata.Segment) string {
+	rate, p99 := "", ""
+	if m.Intervals {
+		rate = strings.TrimSuffix(" "+units.Margin(s.OpsPerSec, s.OpsPerSecLow, s.OpsPerSecHigh), " ")
+		if s.HasLatency {
+			p99 = strings.TrimSuffix(" "+units.Margin(float64(s.P99), float64(s.P99Low), float64(s.P99High)), " ")
+		}
+	}
 	return "#" + strconv.Itoa(s.Index) + ": " + plural(s.Threads, "thread") + ", " +
 		plural(s.Partitions, "partition") + ", target " + format.Target(s.Target) +
-		" → " + format.SI(s.OpsPerSec) + " " + m.rateUnit(99) + ", p99 " + format.Latency(s.P99, s.HasLatency)
+		" → " + format.SI(s.OpsPerSec) + " " + m.rateUnit(99) + rate + ", p99 " + format.Latency(s.P99, s.HasLatency) + p99
+}
+
+// orDash is v, or "-" when it is empty (no interval known).
+func orDash(v string) string {
+	if v == "" {
+		return "-"
+	}
+	return v
 }
 
 // rateUnit is the unit of the segments' rate in w cells at most: ops/s,
@@ -373,6 +420,17 @@ func (m *Model) row(cols []column, extras []string, changeW, barW int, peak floa
 	}
 	if hasColumn(cols, deltaOps) {
 		vals = append(vals, m.deltas(s)...)
+	}
+	for i, c := range cols {
+		switch c.title {
+		case marginOps:
+			vals[i] = orDash(units.Margin(s.OpsPerSec, s.OpsPerSecLow, s.OpsPerSecHigh))
+		case marginP99:
+			vals[i] = "-"
+			if s.HasLatency {
+				vals[i] = orDash(units.Margin(float64(s.P99), float64(s.P99Low), float64(s.P99High)))
+			}
+		}
 	}
 	var b strings.Builder
 	debt := -1 // the line's leading space: "●12" keeps its digits under "#"
