@@ -110,6 +110,7 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	for i := range pl.recorders {
 		pl.recorders[i] = measure.NewRecorder()
 	}
+	pl.late = make([]lateness, len(pl.recorders))
 	return p
 }
 
@@ -266,6 +267,7 @@ func (p *phase) result(final *Snapshot, interrupted bool) *PhaseResult {
 	res.Grace = p.env.opts.StopGrace
 	res.GC = readGC().since(p.gcStart)
 	res.Cleanup = p.pool.cleanups.histogram()
+	res.Pacer = pacerStats(p.pool.late, p.pool.recorders)
 	return res
 }
 

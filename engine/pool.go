@@ -45,6 +45,7 @@ type pool struct {
 	wmu       sync.Mutex
 	workers   []*worker // the running workers only
 	recorders []*measure.Recorder
+	late      []lateness // the pacer's lateness, one per recorder, under its lock
 	active    atomic.Int64
 	wg        sync.WaitGroup
 
@@ -76,7 +77,7 @@ func (p *pool) resize(n int) {
 		p.workers = append(p.workers, w)
 		p.wg.Add(1)
 		p.active.Add(1)
-		go p.runWorker(w, p.recorders[id%len(p.recorders)])
+		go p.runWorker(w, id%len(p.recorders))
 	}
 }
 
@@ -125,6 +126,7 @@ const claimChunk = 64
 type wstate struct {
 	w     *worker
 	rec   *measure.Recorder
+	late  *lateness // recorded under rec's lock
 	cw    workload.Worker
 	ctx   context.Context
 	local int64 // operations claimed from the budget but not yet done
@@ -149,8 +151,9 @@ type wstate struct {
 	wake  func() <-chan struct{}
 }
 
-func (p *pool) newWState(w *worker, rec *measure.Recorder) *wstate {
-	ws := &wstate{w: w, rec: rec, ctx: p.opCtx, sched: newWorkerSchedule(w.id), clock: p.now, wake: p.wakeCh,
+func (p *pool) newWState(w *worker, ri int) *wstate {
+	rec := p.recorders[ri]
+	ws := &wstate{w: w, rec: rec, late: &p.late[ri], ctx: p.opCtx, sched: newWorkerSchedule(w.id), clock: p.now, wake: p.wakeCh,
 		waker: p.waker, wakeC: make(chan struct{}, 1)}
 	ws.cw = p.wl.NewWorker(uint64(w.id)*7919 + uint64(time.Now().UnixNano()))
 	ws.delay, _ = ws.cw.(workload.Delayer)
@@ -180,9 +183,9 @@ func (p *pool) newWState(w *worker, rec *measure.Recorder) *wstate {
 	return ws
 }
 
-func (p *pool) runWorker(w *worker, rec *measure.Recorder) {
+func (p *pool) runWorker(w *worker, ri int) {
 	defer p.wg.Done()
-	ws := p.newWState(w, rec)
+	ws := p.newWState(w, ri)
 	defer func() {
 		if ws.local > 0 {
 			p.budget.Add(ws.local)
@@ -226,11 +229,13 @@ func (p *pool) step(ws *wstate) bool {
 	}
 	intended, paced := ws.sched.next(&p.plan, ws.clock)
 	var start int64
+	waited := false
 	switch {
 	case chained && intended <= ws.last:
 		// Unpaced, or paced and behind its schedule: no wait.
 		start = ws.last
 	case paced:
+		waited = true
 		var ok bool
 		if start, ok = ws.waitUntil(&p.plan, ws.wake, ws.clock, intended); !ok {
 			ws.sched.unclaim()
@@ -258,15 +263,16 @@ func (p *pool) step(ws *wstate) bool {
 		ws.cutOff(n)
 		return false
 	}
-	ws.record(op, n, start, end, intended, paced, err)
+	ws.record(op, n, start, end, intended, paced, waited, err)
 	ws.last, ws.chained = end, true
 	return err == nil || ws.ctx.Err() == nil
 }
 
 // record adds one step's measurement to the worker's Set: service time
 // from start, latency from the intended start when paced, errors by kind,
-// the schedule lag.
-func (ws *wstate) record(op, n int, start, end, intended int64, paced bool, err error) {
+// the schedule lag, the pacer's lateness (waited: the operation waited
+// for its intended start).
+func (ws *wstate) record(op, n int, start, end, intended int64, paced, waited bool, err error) {
 	set := ws.rec.Lock()
 	set.Ops += int64(n)
 	ok, okIntended := measure.OK, measure.OKIntended
@@ -289,6 +295,7 @@ func (ws *wstate) record(op, n int, start, end, intended int64, paced bool, err 
 		if lag := start - intended; lag > set.MaxLag {
 			set.MaxLag = lag
 		}
+		ws.late.record(waited, start-intended)
 	}
 	ws.rec.Unlock()
 }
