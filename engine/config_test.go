@@ -103,3 +103,28 @@ func TestPacingGrid(t *testing.T) {
 		}
 	}
 }
+
+// pacing.window: a duration (a bare number in µs), 0 to 10 ms, 100 µs
+// when not given; anything else is a ConfigError naming it.
+func TestPacingWindow(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]time.Duration{"": 100 * time.Microsecond, "0": 0, "50": 50 * time.Microsecond, "1ms": time.Millisecond} {
+		props := map[string]string{"recordcount": "10"}
+		if v != "" {
+			props["pacing.window"] = v
+		}
+		c, _, err := NewConfig("run", "fake", props)
+		if err != nil {
+			t.Errorf("pacing.window=%q: %v", v, err)
+		} else if c.PacingWindow != want {
+			t.Errorf("pacing.window=%q: %v, want %v", v, c.PacingWindow, want)
+		}
+	}
+	for _, v := range []string{"-1", "11ms", "soon"} {
+		_, _, err := NewConfig("run", "fake", map[string]string{"recordcount": "10", "pacing.window": v})
+		var ce *adapters.ConfigError
+		if !errors.As(err, &ce) || ce.Key != "pacing.window" {
+			t.Errorf("pacing.window=%q: %v, want a ConfigError on pacing.window", v, err)
+		}
+	}
+}

@@ -79,7 +79,7 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	pl.plan.phase = rand.Float64()
 	pl.plan.grid = int64(env.cfg.PacingGrid)
 	pl.wake = make(chan struct{})
-	pl.waker = newWaker(pl.now, pl.base)
+	pl.waker = newWaker(pl.now, pl.base, int64(env.cfg.PacingWindow))
 	pl.opCtx, pl.opCancel = context.WithCancel(context.Background())
 	pl.onIdle = p.finish
 	switch name {
