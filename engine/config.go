@@ -35,7 +35,10 @@ type Config struct {
 	PacingGrid time.Duration
 	// PacingWindow is pacing.window: the pacer's dispatcher wakes at most
 	// once per window, for every start due by then (0: for each start).
-	PacingWindow     time.Duration
+	PacingWindow time.Duration
+	// Arrivals is arrivals: "even" (YCSB's evenly spaced schedule) or
+	// "poisson" (exponential gaps of the same mean, see schedule).
+	Arrivals         string
 	StatusInterval   time.Duration
 	MeasurementIntvl string // op, intended, both
 	Percentiles      []float64
@@ -59,7 +62,7 @@ var runProperties = []string{
 	"workload", "operationcount", "maxexecutiontime", "threadcount", "target",
 	"status.interval", "measurement.interval", "hdrhistogram.percentiles",
 	"partitions", "load.before.run", "dotransactions", "host.nicspeed", "pacing.grid",
-	"pacing.window",
+	"pacing.window", "arrivals",
 }
 
 // The pacing grid (pacing.grid): its default and its largest value. The
@@ -115,6 +118,7 @@ func NewConfig(command, db string, props map[string]string) (*Config, []string, 
 	c.Target = r.Float("target", 0, 0, 1e12)
 	c.PacingGrid = r.Duration("pacing.grid", DefaultPacingGrid, time.Microsecond, 0, MaxPacingGrid)
 	c.PacingWindow = r.Duration("pacing.window", DefaultPacingWindow, time.Microsecond, 0, MaxPacingWindow)
+	c.Arrivals = r.Choice("arrivals", "even", "even", "poisson")
 	c.StatusInterval = r.Seconds("status.interval", time.Second, 100*time.Millisecond, 10*time.Second)
 	c.MeasurementIntvl = r.Choice("measurement.interval", "both", "op", "intended", "both")
 	c.Partitions = r.Int("partitions", 1, 1, MaxPartitions)

@@ -128,3 +128,24 @@ func TestPacingWindow(t *testing.T) {
 		}
 	}
 }
+
+// arrivals: even (YCSB's schedule) unless poisson is asked for; anything
+// else is a ConfigError naming it.
+func TestArrivals(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]string{"": "even", "even": "even", "poisson": "poisson"} {
+		props := map[string]string{"recordcount": "10"}
+		if v != "" {
+			props["arrivals"] = v
+		}
+		c, _, err := NewConfig("run", "fake", props)
+		if err != nil || c.Arrivals != want {
+			t.Errorf("arrivals=%q: %q, %v; want %q", v, c.Arrivals, err, want)
+		}
+	}
+	_, _, err := NewConfig("run", "fake", map[string]string{"recordcount": "10", "arrivals": "random"})
+	var ce *adapters.ConfigError
+	if !errors.As(err, &ce) || ce.Key != "arrivals" {
+		t.Errorf("arrivals=random: %v, want a ConfigError on arrivals", err)
+	}
+}

@@ -78,6 +78,8 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	pl.name, pl.wl, pl.base = name, wl, nanotime()
 	pl.plan.phase = rand.Float64()
 	pl.plan.grid = int64(env.cfg.PacingGrid)
+	pl.plan.poisson = env.cfg.Arrivals == "poisson"
+	pl.plan.seed = rand.Uint64()
 	pl.wake = make(chan struct{})
 	pl.waker = newWaker(pl.now, pl.base, int64(env.cfg.PacingWindow))
 	pl.opCtx, pl.opCancel = context.WithCancel(context.Background())
