@@ -154,8 +154,9 @@ const precisePacing = 2 * time.Millisecond
 
 // waitUntil waits until the clock reaches intended. The wait is queued
 // with the pool's waker (the worker parks; see waker), which wakes it at
-// intended; a wait of a few µs at most is spun with runtime.Gosched
-// instead. Without a
+// intended, or up to its window (pacing.window) later together with the
+// other starts due by then; a wait of a few µs at most is spun with
+// runtime.Gosched instead. Without a
 // waker (tests) a long wait uses a Go timer up to its last stretch, which
 // is a nanosleep: Go's timers fire on a millisecond grid here (a 20 µs
 // sleep takes ~1 ms when the process is idle), which would add up to a

@@ -13,7 +13,12 @@ import (
 // goroutine parking like any other; one dispatcher goroutine sleeps until
 // a timer armed just before the earliest start queued (a timerfd on
 // Linux: see sleeper), spins to it, and wakes every worker then due, in
-// one turn.
+// one turn. With a window (pacing.window) it wakes at most once per
+// window: a start due less than a window after its last wake-up is woken
+// a window after it, with every other start then due. A wake-up costs the
+// same for one start as for many (a timer armed, threads woken: on a VM
+// exits to the hypervisor), so the window sets the CPU a paced operation
+// costs against how late it starts (docs/performance.md).
 //
 // The workers it wakes go to the run queue of the scheduler's P the
 // dispatcher runs on, and a goroutine in a system call keeps its P: had
