@@ -80,13 +80,13 @@ const (
 // A wake-up of the pacer costs the same whether it starts one operation
 // or ten (a timer armed, a thread woken: on a VM, exits to the
 // hypervisor), so the window sets the CPU a paced operation costs
-// against how late it may start. 100 µs: at 150,000 ops/s over 12
-// threads on a 2-vCPU VM, 0.9-1.0x go-ycsb's client CPU per operation
-// with starts late by 70 µs at the median (go-ycsb's: 400-700 µs); a
-// window of 0 wakes for each start, late by 12-16 µs, at 3x go-ycsb's
-// CPU (docs/performance.md, "The pacer").
+// against how late it may start. 200 µs: at 150,000 ops/s over 12
+// threads on a 2-vCPU VM, 0.68x go-ycsb's client CPU per operation with
+// starts late by 115 µs at the median (go-ycsb's: 400-700 µs); 100 µs,
+// 1.03x and 63 µs; a window of 0 wakes for each start, late by 13-20
+// µs, at 3.9x go-ycsb's CPU (docs/performance.md, issue 38's section).
 const (
-	DefaultPacingWindow = 100 * time.Microsecond
+	DefaultPacingWindow = 200 * time.Microsecond
 	MaxPacingWindow     = 10 * time.Millisecond
 )
 

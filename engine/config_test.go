@@ -104,11 +104,11 @@ func TestPacingGrid(t *testing.T) {
 	}
 }
 
-// pacing.window: a duration (a bare number in µs), 0 to 10 ms, 100 µs
+// pacing.window: a duration (a bare number in µs), 0 to 10 ms, 200 µs
 // when not given; anything else is a ConfigError naming it.
 func TestPacingWindow(t *testing.T) {
 	t.Parallel()
-	for v, want := range map[string]time.Duration{"": 100 * time.Microsecond, "0": 0, "50": 50 * time.Microsecond, "1ms": time.Millisecond} {
+	for v, want := range map[string]time.Duration{"": 200 * time.Microsecond, "0": 0, "50": 50 * time.Microsecond, "1ms": time.Millisecond} {
 		props := map[string]string{"recordcount": "10"}
 		if v != "" {
 			props["pacing.window"] = v
