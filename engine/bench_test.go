@@ -50,8 +50,7 @@ func benchPhaseT(b testing.TB, extra map[string]string) (*pool, *wstate) {
 	}
 	p := newPhase(runEnv{cfg: cfg, runStart: time.Now(), host: sharedHost, opts: &r.opts, publish: func(*Snapshot) {}}, r.wl, PhaseRun, true)
 	b.Cleanup(p.pool.opCancel)
-	rec := measure.NewRecorder()
-	return &p.pool, p.pool.newWState(&worker{}, rec)
+	return &p.pool, p.pool.newWState(&worker{}, 0)
 }
 
 // BenchmarkHotPath is one operation's engine work with a do-nothing
@@ -141,13 +140,12 @@ func benchPaced(b *testing.B, threads int, target float64) {
 	p.plan.replan(target, threads)
 	var left atomic.Int64
 	left.Store(int64(b.N))
-	rec := measure.NewRecorder()
 	var wg sync.WaitGroup
 	b.ReportAllocs()
 	c0 := processCPU()
 	b.ResetTimer()
 	for i := range threads {
-		ws := p.newWState(&worker{id: i}, rec)
+		ws := p.newWState(&worker{id: i}, 0)
 		wg.Go(func() {
 			for left.Add(-1) >= 0 {
 				if !p.step(ws) {
@@ -161,7 +159,7 @@ func benchPaced(b *testing.B, threads int, target float64) {
 	b.StopTimer()
 	b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
 	lag := measure.NewHistogram()
-	rec.Drain(func(s *measure.Set) {
+	p.recorders[0].Drain(func(s *measure.Set) {
 		for op := range measure.NumOps {
 			if h := s.H[measure.Slot(op, measure.OKIntended)]; h != nil {
 				lag.Merge(h)

@@ -103,3 +103,49 @@ func TestPacingGrid(t *testing.T) {
 		}
 	}
 }
+
+// pacing.window: a duration (a bare number in µs), 0 to 10 ms, 200 µs
+// when not given; anything else is a ConfigError naming it.
+func TestPacingWindow(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]time.Duration{"": 0, "200": 200 * time.Microsecond, "50": 50 * time.Microsecond, "1ms": time.Millisecond} {
+		props := map[string]string{"recordcount": "10"}
+		if v != "" {
+			props["pacing.window"] = v
+		}
+		c, _, err := NewConfig("run", "fake", props)
+		if err != nil {
+			t.Errorf("pacing.window=%q: %v", v, err)
+		} else if c.PacingWindow != want {
+			t.Errorf("pacing.window=%q: %v, want %v", v, c.PacingWindow, want)
+		}
+	}
+	for _, v := range []string{"-1", "11ms", "soon"} {
+		_, _, err := NewConfig("run", "fake", map[string]string{"recordcount": "10", "pacing.window": v})
+		var ce *adapters.ConfigError
+		if !errors.As(err, &ce) || ce.Key != "pacing.window" {
+			t.Errorf("pacing.window=%q: %v, want a ConfigError on pacing.window", v, err)
+		}
+	}
+}
+
+// arrivals: even (YCSB's schedule) unless poisson is asked for; anything
+// else is a ConfigError naming it.
+func TestArrivals(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]string{"": "even", "even": "even", "poisson": "poisson"} {
+		props := map[string]string{"recordcount": "10"}
+		if v != "" {
+			props["arrivals"] = v
+		}
+		c, _, err := NewConfig("run", "fake", props)
+		if err != nil || c.Arrivals != want {
+			t.Errorf("arrivals=%q: %q, %v; want %q", v, c.Arrivals, err, want)
+		}
+	}
+	_, _, err := NewConfig("run", "fake", map[string]string{"recordcount": "10", "arrivals": "random"})
+	var ce *adapters.ConfigError
+	if !errors.As(err, &ce) || ce.Key != "arrivals" {
+		t.Errorf("arrivals=random: %v, want a ConfigError on arrivals", err)
+	}
+}

@@ -20,10 +20,12 @@
 //     cleanup, timed for YCSB's [CLEANUP] lines).
 //   - The pacer: pacer.go (a target is paced here: the shared plan,
 //     each worker's schedule of intended starts, the wait until the next
-//     one); waker.go (one dispatcher waking paced workers at their
-//     intended starts); sleeper_linux.go, sleeper_other.go and
-//     sleeper_nap.go (the precise sleeps under it); clock.go (the
-//     monotonic clock of the hot path).
+//     one, evenly spaced or Poisson); waker.go (one dispatcher waking
+//     paced workers at their intended starts, at most once per
+//     pacing.window); lateness.go (how late paced operations started,
+//     for the report's # pacer: line); sleeper_linux.go,
+//     sleeper_other.go and sleeper_nap.go (the precise sleeps under it);
+//     clock.go (the monotonic clock of the hot path).
 //   - The interval: interval.go (every status interval, the workers'
 //     interval histograms are drained from their recorders, merged into
 //     one Set and handed to the Assembler, and the Snapshot is

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,11 @@ type plan struct {
 	// operations never share a grid point (they would queue behind each
 	// other, and the grid would show in their latency).
 	grid int64
+	// poisson is arrivals=poisson, set before the workers start: each
+	// worker's gaps are drawn from an exponential distribution of mean
+	// tick instead of being the tick (see schedule.next).
+	poisson bool
+	seed    uint64 // seeds the workers' Poisson gaps (with their index)
 }
 
 // replan sets the per-worker tick for a total target over n workers
@@ -60,6 +66,18 @@ func (pl *plan) restart() { pl.epoch.Add(1) }
 // in the latency of every operation it delayed. After a stall the schedule
 // catches up (intended times stay on the plan); only a re-plan (a change
 // of threads or target, a resume) restarts it from "now".
+//
+// With Poisson arrivals (plan.poisson) the gaps between a worker's
+// intended starts are drawn from an exponential distribution whose mean is
+// the tick, each worker from a source of its own: n independent Poisson
+// streams of rate target/n together are one Poisson stream of rate target,
+// with nothing shared on the hot path (one source feeding all workers
+// would need a lock or an atomic per operation and a hand-off of each
+// arrival to a free worker). The one difference from a single source: an
+// arrival drawn while its worker is still busy waits for that worker, not
+// for any idle one, so the run needs enough threads that a worker seldom
+// has two operations due at once (intended latency, measured from the
+// drawn arrival, shows it when it does).
 type schedule struct {
 	epoch int64 // the plan epoch this schedule follows; -1 before the first
 	slot  int64 // the worker's index: which share of the tick it starts at
@@ -67,12 +85,19 @@ type schedule struct {
 	grid  int64 // intended starts are rounded up to a multiple of it (0: not)
 	start int64
 	done  int64
+	// Poisson arrivals: the next intended start (ns, unrounded), the one
+	// before it (for unclaim), and the worker's source of gaps.
+	at, prev float64
+	rng      *rand.Rand
 }
 
 func newSchedule() schedule { return schedule{epoch: -1} }
 
 // newWorkerSchedule is the schedule of worker id (0, 1, ...).
 func newWorkerSchedule(id int) schedule { return schedule{epoch: -1, slot: int64(id)} }
+
+// gap is a Poisson schedule's next gap, ns: exponential with mean tick.
+func (s *schedule) gap() float64 { return s.rng.ExpFloat64() * float64(s.tick) }
 
 // next returns the intended start of the next operation on the clock,
 // and whether the worker is paced at all. It restarts the schedule at the
@@ -85,15 +110,26 @@ func (s *schedule) next(pl *plan, clock func() int64) (intended int64, paced boo
 		s.tick = pl.tickNs.Load()
 		s.grid = min(pl.grid, s.tick/2)
 		s.start = clock()
-		if s.tick > 0 {
+		if s.tick > 0 && !pl.poisson {
 			s.start += pl.offset(s.slot, s.tick)
 		}
 		s.done = 0
+		if pl.poisson && s.tick > 0 {
+			if s.rng == nil {
+				s.rng = rand.New(rand.NewPCG(uint64(s.slot), pl.seed))
+			}
+			s.at = float64(s.start) + s.gap() // memoryless: no stagger needed
+		}
 	}
 	if s.tick <= 0 {
 		return 0, false
 	}
-	intended = s.start + s.done*s.tick
+	if pl.poisson {
+		intended = int64(s.at)
+		s.prev, s.at = s.at, s.at+s.gap()
+	} else {
+		intended = s.start + s.done*s.tick
+	}
 	if g := s.grid; g > 0 && intended > 0 {
 		intended = (intended + g - 1) / g * g
 	}
@@ -103,7 +139,10 @@ func (s *schedule) next(pl *plan, clock func() int64) (intended int64, paced boo
 
 // unclaim gives back the slot next returned, when the worker did not use
 // it (a control change woke it while it waited).
-func (s *schedule) unclaim() { s.done-- }
+func (s *schedule) unclaim() {
+	s.done--
+	s.at = s.prev
+}
 
 // stale reports whether the plan changed since the schedule last followed
 // it.
@@ -115,8 +154,9 @@ const precisePacing = 2 * time.Millisecond
 
 // waitUntil waits until the clock reaches intended. The wait is queued
 // with the pool's waker (the worker parks; see waker), which wakes it at
-// intended; a wait of a few µs at most is spun with runtime.Gosched
-// instead. Without a
+// intended, or up to its window (pacing.window) later together with the
+// other starts due by then; a wait of a few µs at most is spun with
+// runtime.Gosched instead. Without a
 // waker (tests) a long wait uses a Go timer up to its last stretch, which
 // is a nanosleep: Go's timers fire on a millisecond grid here (a 20 µs
 // sleep takes ~1 ms when the process is idle), which would add up to a

@@ -78,8 +78,10 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	pl.name, pl.wl, pl.base = name, wl, nanotime()
 	pl.plan.phase = rand.Float64()
 	pl.plan.grid = int64(env.cfg.PacingGrid)
+	pl.plan.poisson = env.cfg.Arrivals == "poisson"
+	pl.plan.seed = rand.Uint64()
 	pl.wake = make(chan struct{})
-	pl.waker = newWaker(pl.now, pl.base)
+	pl.waker = newWaker(pl.now, pl.base, int64(env.cfg.PacingWindow))
 	pl.opCtx, pl.opCancel = context.WithCancel(context.Background())
 	pl.onIdle = p.finish
 	switch name {
@@ -110,6 +112,7 @@ func newPhase(env runEnv, wl workload.Workload, name Phase, last bool) *phase {
 	for i := range pl.recorders {
 		pl.recorders[i] = measure.NewRecorder()
 	}
+	pl.late = make([]lateness, len(pl.recorders))
 	return p
 }
 
@@ -284,6 +287,7 @@ func (p *phase) result(final *Snapshot, interrupted bool) *PhaseResult {
 	res.Grace = p.env.opts.StopGrace
 	res.GC = readGC().since(p.gcStart)
 	res.Cleanup = p.pool.cleanups.histogram()
+	res.Pacer = pacerStats(p.pool.late, p.pool.recorders)
 	return res
 }
 

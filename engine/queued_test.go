@@ -24,7 +24,7 @@ func TestRecordQueuedIsYCSBRule(t *testing.T) {
 	const us = int64(1000)
 	took := []int64{2 * us, 3 * us, 1 * us}
 	start, end := int64(5_000_000), int64(5_000_000)+10_006*us
-	ws := &wstate{rec: measure.NewRecorder(), queue: queuer(took)}
+	ws := &wstate{rec: measure.NewRecorder(), late: &lateness{}, queue: queuer(took)}
 	got, batched := ws.queued(nil)
 	if len(got) != 3 || !batched {
 		t.Fatalf("queued = %v, want the worker's %v", got, took)
@@ -32,7 +32,7 @@ func TestRecordQueuedIsYCSBRule(t *testing.T) {
 	if d := sentLatency(end-start, took); d != 10_000*us {
 		t.Fatalf("sentLatency = %d ns, want 10,006 µs span - 6 µs queuing = 10,000 µs", d)
 	}
-	ws.recordQueued(0, 4, got, true, start, end, start-50*us, true)
+	ws.recordQueued(0, 4, got, true, start, end, start-50*us, true, false)
 	set := ws.rec.Lock()
 	defer ws.rec.Unlock()
 	h := set.H[measure.Slot(0, measure.OK)]
@@ -57,7 +57,7 @@ func TestRecordQueuedIsYCSBRule(t *testing.T) {
 func TestRecordQueuedShortBatch(t *testing.T) {
 	t.Parallel()
 	ws := &wstate{rec: measure.NewRecorder()}
-	ws.recordQueued(0, 2, []int64{4000, 5000}, true, 0, 9_000_000, 0, false)
+	ws.recordQueued(0, 2, []int64{4000, 5000}, true, 0, 9_000_000, 0, false, false)
 	set := ws.rec.Lock()
 	defer ws.rec.Unlock()
 	h := set.H[measure.Slot(0, measure.OK)]
@@ -95,7 +95,7 @@ func TestRecordRowTimed(t *testing.T) {
 	t.Parallel()
 	const us = int64(1000)
 	ws := &wstate{rec: measure.NewRecorder()}
-	ws.recordQueued(0, 3, []int64{300 * us, 200 * us}, false, 0, 2_500*us, 0, false)
+	ws.recordQueued(0, 3, []int64{300 * us, 200 * us}, false, 0, 2_500*us, 0, false, false)
 	set := ws.rec.Lock()
 	defer ws.rec.Unlock()
 	h := set.H[measure.Slot(0, measure.OK)]

@@ -59,6 +59,9 @@ type PhaseResult struct {
 	// Cleanup holds each worker's cleanup time (ns), for [CLEANUP]; nil
 	// when no worker ran.
 	Cleanup *hdr.Histogram
+	// Pacer is the pacer's lateness over the phase; nil when no
+	// operation was paced.
+	Pacer *PacerStats
 	// Units are the timeseries measurement type's units per histogram
 	// slot (measure.Slot), when measurementtype=timeseries.
 	Units [measure.NumSlots][]SeriesUnit

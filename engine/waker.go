@@ -13,7 +13,12 @@ import (
 // goroutine parking like any other; one dispatcher goroutine sleeps until
 // a timer armed just before the earliest start queued (a timerfd on
 // Linux: see sleeper), spins to it, and wakes every worker then due, in
-// one turn.
+// one turn. With a window (pacing.window) it wakes at most once per
+// window: a start due less than a window after its last wake-up is woken
+// a window after it, with every other start then due. A wake-up costs the
+// same for one start as for many (a timer armed, threads woken: on a VM
+// exits to the hypervisor), so the window sets the CPU a paced operation
+// costs against how late it starts (docs/performance.md).
 //
 // The workers it wakes go to the run queue of the scheduler's P the
 // dispatcher runs on, and a goroutine in a system call keeps its P: had
@@ -47,6 +52,15 @@ import (
 type waker struct {
 	clock func() int64
 	base  int64 // clock() + base is nanotime(), the timer's clock
+	// window is pacing.window in ns: the dispatcher wakes at most once
+	// per window, at last+window at the earliest, for every start due by
+	// then (0: at each start).
+	window int64
+	last   int64 // when the dispatcher last woke a worker (clock's time)
+	// wakeups counts the dispatcher's sleeps that ended in waking a
+	// worker: at most one per window.
+	wakeups int64
+	slept   bool
 
 	mu      sync.Mutex
 	q       []waitEntry // min-heap on at
@@ -72,10 +86,15 @@ const wakeEarly = 2000 // ns
 // spinPacing is the longest wait a worker spins instead of queueing.
 const spinPacing = 3000 // ns
 
-// newWaker is a waker on clock, which reads nanotime() - base.
-func newWaker(clock func() int64, base int64) *waker {
-	return &waker{clock: clock, base: base, armed: math.MaxInt64}
+// newWaker is a waker on clock, which reads nanotime() - base, that
+// wakes at most once per window (ns; 0: at each start queued).
+func newWaker(clock func() int64, base, window int64) *waker {
+	return &waker{clock: clock, base: base, window: window, last: math.MinInt64 / 2, armed: math.MaxInt64}
 }
+
+// wakeAt is when the dispatcher wakes for a start at at: at, or a window
+// after its last wake-up if that is later. The caller holds mu.
+func (w *waker) wakeAt(at int64) int64 { return max(at, w.last+w.window) }
 
 // add queues a wake-up of ch at at; it re-arms the dispatcher's timer
 // when at comes before the start it is armed for.
@@ -95,8 +114,8 @@ func (w *waker) add(at int64, ch chan struct{}) {
 		w.sl = newSleeper()
 		go w.run()
 	}
-	if at < w.armed {
-		w.armAt(at)
+	if t := w.wakeAt(at); t < w.armed {
+		w.armAt(t)
 	}
 	w.mu.Unlock()
 }
@@ -150,6 +169,11 @@ func (w *waker) run() {
 			return
 		}
 		if woke { // yield to them first, then look again
+			w.last = now
+			if w.slept {
+				w.wakeups++
+				w.slept = false
+			}
 			w.mu.Unlock()
 			continue
 		}
@@ -157,9 +181,10 @@ func (w *waker) run() {
 		switch {
 		case len(w.q) == 0:
 			w.armed = math.MaxInt64 // an expired timer stays quiet
-		case w.q[0].at != w.armed:
-			w.armAt(w.q[0].at)
+		case w.wakeAt(w.q[0].at) != w.armed:
+			w.armAt(w.wakeAt(w.q[0].at))
 		}
+		w.slept = true
 		w.mu.Unlock()
 		w.sl.sleep() // an add before armed re-arms it
 	}

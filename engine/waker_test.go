@@ -11,7 +11,7 @@ import (
 // The waker's heap hands entries back in the order of their times.
 func TestWakerHeapOrder(t *testing.T) {
 	t.Parallel()
-	w := newWaker(nanotime, 0)
+	w := newWaker(nanotime, 0, 0)
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 1000 {
 		w.push(waitEntry{at: r.Int64N(500)})
@@ -27,12 +27,24 @@ func TestWakerHeapOrder(t *testing.T) {
 }
 
 // Many paced workers queued with one waker are all woken, none before
-// its intended start.
+// its intended start, with a pacing window or without.
 func TestWakerWakesEveryWaiterNotBeforeIntended(t *testing.T) {
 	t.Parallel()
+	for _, window := range []int64{0, 200_000} {
+		t.Run(time.Duration(window).String(), func(t *testing.T) {
+			t.Parallel()
+			wakeEveryWaiter(t, window)
+		})
+	}
+}
+
+// wakeEveryWaiter queues 1,500 waits over 1.5 ms with a waker of window
+// (ns) and checks that each returns, none early, and that the
+// dispatcher's sleeps that woke somebody came at most once a window.
+func wakeEveryWaiter(t *testing.T, window int64) {
 	base := nanotime()
 	now := func() int64 { return nanotime() - base }
-	w := newWaker(now, base)
+	w := newWaker(now, base, window)
 	defer w.close()
 	var pl plan
 	pl.replan(1, 1)
@@ -67,8 +79,20 @@ func TestWakerWakesEveryWaiterNotBeforeIntended(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("only %d of %d waits returned", done.Load(), n*5)
 	}
+	elapsed := now()
 	if early.Load() != 0 {
 		t.Errorf("%d waits returned before their intended start", early.Load())
+	}
+	if window == 0 {
+		return
+	}
+	w.mu.Lock()
+	wakeups := w.wakeups
+	w.mu.Unlock()
+	// Each such sleep ends at least window - wakeEarly after the last
+	// wake-up (the timer fires wakeEarly before the time armed).
+	if most := elapsed/(window-wakeEarly) + 1; wakeups > most {
+		t.Errorf("%d wake-ups in %v with a %v window, want at most %d", wakeups, time.Duration(elapsed), time.Duration(window), most)
 	}
 }
 
@@ -78,7 +102,7 @@ func TestWakerWaitWokenByChange(t *testing.T) {
 	t.Parallel()
 	base := nanotime()
 	now := func() int64 { return nanotime() - base }
-	w := newWaker(now, base)
+	w := newWaker(now, base, 0)
 	defer w.close()
 	var pl plan
 	pl.replan(1, 1)
@@ -94,7 +118,7 @@ func TestWakerWaitWokenByChange(t *testing.T) {
 // After close a wait is not left hanging: the token comes at once.
 func TestWakerClosedWakesAtOnce(t *testing.T) {
 	t.Parallel()
-	w := newWaker(func() int64 { return 0 }, 0)
+	w := newWaker(func() int64 { return 0 }, 0, 0)
 	w.add(1, make(chan struct{}, 1)) // starts the dispatcher
 	w.close()
 	ch := make(chan struct{}, 1)

@@ -173,9 +173,10 @@ func diff(want, got []string) string {
 // The lines and members that come and go with a run's timing: warnings,
 // stalls, outages, the client-bottleneck notes, segment states and marks
 // (a segment is too short or qualified by how the ticks fell), the GC
-// line's count, events and CPU figures the host may not give.
+// line's count, the pacer line's units (µs or ms by the run's timing),
+// events and CPU figures the host may not give.
 var (
-	optionalLines = regexp.MustCompile(`^# (host:|benchtop |command line:|start:)|warning|ClockOffset|stall|outage|too short|best|knee|undecided|^#  *# |qualif|target not met|CPU|cpu|GC|collections|^# [a-z]+ [a-z]+ undecided|Segments|^#$`)
+	optionalLines = regexp.MustCompile(`^# (host:|benchtop |command line:|start:)|warning|ClockOffset|stall|outage|too short|best|knee|undecided|^#  *# |qualif|target not met|CPU|cpu|GC|collections|^# pacer:|^# [a-z]+ [a-z]+ undecided|Segments|^#$`)
 	optionalPaths = regexp.MustCompile(`warnings|stalls|outages|segments_note|\.segments\[\]\.(state|best|knee|cpu|extra|note)|events|cpu|_ci_|percentiles_note|\.host|gc`)
 )
 

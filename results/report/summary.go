@@ -66,8 +66,10 @@ type Summary struct {
 	Integrity int64           `json:"integrity_mismatches"`
 	// Missing counts reads of records the run loaded and did not delete
 	// that came back NOT_FOUND (dataintegrity).
-	Missing     int64              `json:"integrity_missing"`
-	MeanCPU     *float64           `json:"mean_client_cpu_percent"` // null: not measured
+	Missing int64    `json:"integrity_missing"`
+	MeanCPU *float64 `json:"mean_client_cpu_percent"` // null: not measured
+	// Pacer is the pacer's lateness in the last phase; absent unpaced.
+	Pacer       *PacerSummary      `json:"pacer,omitempty"`
 	Properties  map[string]string  `json:"properties"`
 	Extra       map[string]any     `json:"extra,omitempty"`
 	Errors      map[string]int64   `json:"errors_by_kind,omitempty"`
@@ -291,6 +293,7 @@ func BuildSummary(results []*engine.PhaseResult, info engine.Info) *Summary {
 	}
 	s.Integrity, s.Missing = main.Set.Integrity, main.Set.Missing
 	s.MeanCPU = cpuJSON(main.MeanCPU)
+	s.Pacer = pacerSummary(main.Pacer)
 	s.Percentiles = main.Percentiles
 	if f := main.Final; f != nil {
 		for _, o := range f.Ops {

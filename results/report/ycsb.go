@@ -47,6 +47,7 @@ func WriteText(w io.Writer, results []*engine.PhaseResult, info engine.Info) {
 	writeCutOff(&extra, main)
 	writeOutages(&extra, main)
 	writeGCComment(&extra, main)
+	writePacer(&extra, main)
 	note := ""
 	if main.Final != nil {
 		note = main.Final.SegmentsNote
