@@ -373,10 +373,10 @@ func TestHangupOnTheScreenThenAttach(t *testing.T) {
 	run := startOnTerminal(t, dir, xdg, stderr, runArgs...)
 	run.waitFor(t, `Threads\s+1\b`)
 	pid := run.cmd.Process.Pid
-	// The notice opens with "runs until stopped: ..." (this run has no
-	// end), so that its end may be cut at 120 columns.
-	run.waitFor(t, "runs until stopped: no operationcount")
-	run.waitFor(t, "run "+strconv.Itoa(pid)+": if this terminal is lost")
+	// The notice opens with how to attach, then "runs until stopped: ..."
+	// (this run has no end), whose end may be cut at 120 columns.
+	run.waitFor(t, "run "+strconv.Itoa(pid)+": if this terminal is lost, the run goes on: benchtop attach "+strconv.Itoa(pid))
+	run.waitFor(t, "runs until stopped")
 	run.master.Write([]byte("+"))
 	run.waitFor(t, `Threads\s+2\b`)
 	if l := listed(t, xdg, pid); !strings.Contains(l, "on screen") {

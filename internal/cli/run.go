@@ -111,7 +111,9 @@ func localRun(st *State, o *options) int {
 	p.hangup.started, p.hangup.endless = p.runner.Info().Start, runsUntilStopped(o, cfg)
 	if p.hangup.endless {
 		if st.Interactive {
-			p.note = joinNotes("runs until stopped: "+noEndReason, p.note) // first: the line may be cut
+			// After the attach hint: where the line is cut (80 or 120
+			// columns), the way back to a lost run must stay whole.
+			p.note = joinNotes(p.note, "runs until stopped: "+noEndReason)
 		} else {
 			st.tell("runs until stopped: %s (SIGINT or SIGTERM ends it)", noEndReason)
 		}

@@ -96,11 +96,10 @@ func coordinatorScreen(ctx context.Context, c *fleet.Coordinator, o *options, ex
 	sub, backlog := b.Subscribe(64)
 	defer sub.Close()
 	save := func() (string, error) { return output.SaveFleet(c, ex) }
-	first := ""
+	srv, note := startAttach(o, attach.Options{Info: c.Info(), Control: c, Snapshots: b, SaveReport: save}, "")
 	if lt.endless {
-		first = "runs until stopped: " + noEndReason
+		note = joinNotes(note, "runs until stopped: "+noEndReason) // after the attach hint, which must not be cut
 	}
-	srv, note := startAttach(o, attach.Options{Info: c.Info(), Control: c, Snapshots: b, SaveReport: save}, first)
 	lt.listen(srv)
 	go func() {
 		res, err := c.Run(ctx)
