@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"fmt"
 	"net"
 	"net/url"
 	"sort"
@@ -106,28 +105,7 @@ var unhonoured = map[string]string{
 
 // urlWarnings are the warning lines of the Connector/J parameters of a
 // jdbc:mysql:// db.url that benchtop accepts but does not honour.
-func urlWarnings(raw string) []string {
-	if len(raw) <= 5 || !strings.EqualFold(raw[:5], "jdbc:") {
-		return nil
-	}
-	u, err := url.Parse(raw[5:])
-	if err != nil {
-		return nil // the error is told when the adapter opens
-	}
-	q := u.Query()
-	names := make([]string, 0, len(q))
-	for k := range q {
-		if _, ok := unhonoured[k]; ok {
-			names = append(names, k)
-		}
-	}
-	sort.Strings(names)
-	out := make([]string, 0, len(names))
-	for _, k := range names {
-		out = append(out, fmt.Sprintf("warning: db.url's %s=%s has no effect: %s", k, q.Get(k), unhonoured[k]))
-	}
-	return out
-}
+func urlWarnings(raw string) []string { return sqlbase.URLWarnings(raw, unhonoured) }
 
 type badValue struct{}
 

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"fmt"
 	"net/url"
 	"sort"
 	"strings"
@@ -39,20 +38,8 @@ const prepareParam = "prepareThreshold"
 // urlWarnings are the warning lines of the pgjdbc parameters of a
 // jdbc:postgresql:// db.url that benchtop accepts but does not honour.
 func urlWarnings(raw string) []string {
-	if len(raw) <= 5 || !strings.EqualFold(raw[:5], "jdbc:") {
-		return nil
-	}
-	u, err := url.Parse(raw[5:])
-	if err != nil {
-		return nil // the error is told when the adapter opens
-	}
-	v, ok := u.Query()[prepareParam]
-	if !ok {
-		return nil
-	}
-	return []string{fmt.Sprintf("warning: db.url's %s=%s has no effect: benchtop prepares each statement on the server at its first use on a connection "+
-		"(pgjdbc at its %s-th execution, 5 by default, never with 0), so only the first few executions per statement and connection differ from YCSB's",
-		prepareParam, v[len(v)-1], prepareParam)}
+	return sqlbase.URLWarnings(raw, map[string]string{prepareParam: "benchtop prepares each statement on the server at its first use on a connection " +
+		"(pgjdbc at its " + prepareParam + "-th execution, 5 by default, never with 0), so only the first few executions per statement and connection differ from YCSB's"})
 }
 
 // connConfig turns db.url (a postgres:// URL, a libpq keyword/value string,
