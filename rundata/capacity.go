@@ -63,14 +63,9 @@ type CapacityProbe struct {
 	// probe is judged on (intended when paced), with its interval, nil
 	// when nothing succeeded (results/ci: batch means over its steady
 	// intervals).
-	OpsPerSec       float64  `json:"ops_per_sec"`
-	OpsPerSecCILow  float64  `json:"ops_per_sec_ci_low"`
-	OpsPerSecCIHigh float64  `json:"ops_per_sec_ci_high"`
-	P99US           *float64 `json:"p99_us"`
-	P99USCILow      *float64 `json:"p99_us_ci_low"`
-	P99USCIHigh     *float64 `json:"p99_us_ci_high"`
-	Operations      int64    `json:"operations"`
-	Errors          int64    `json:"errors"`
+	RateCI
+	Operations int64 `json:"operations"`
+	Errors     int64 `json:"errors"`
 	// Conditions are each condition's figure on the probe.
 	Conditions []CapacityCondition `json:"conditions"`
 	// MeanServiceUS is the successful operations' mean service time,

@@ -14,6 +14,7 @@ import (
 	"benchtop/engine/host"
 	"benchtop/results/ci"
 	"benchtop/results/thresholds"
+	"benchtop/rundata"
 )
 
 // Summary is the JSON summary document.
@@ -43,12 +44,7 @@ type Summary struct {
 	// (results/ci); P99US is the successful operations' p99 over the
 	// last phase (from the intended start when measured), with its
 	// interval; null when nothing succeeded.
-	OpsPerSec       float64  `json:"ops_per_sec"`
-	OpsPerSecCILow  float64  `json:"ops_per_sec_ci_low"`
-	OpsPerSecCIHigh float64  `json:"ops_per_sec_ci_high"`
-	P99US           *float64 `json:"p99_us"`
-	P99USCILow      *float64 `json:"p99_us_ci_low"`
-	P99USCIHigh     *float64 `json:"p99_us_ci_high"`
+	rundata.RateCI
 	// ThroughputUnit is the unit of Throughput (and of the segments'
 	// ops_per_sec) when it is a workload's own rate rather than
 	// operations (the time series' "records/s": records acknowledged).
