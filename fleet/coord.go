@@ -10,6 +10,7 @@ import (
 
 	"benchtop/engine"
 	"benchtop/engine/measure"
+	"benchtop/workload"
 )
 
 // CoordConfig is a fleet run.
@@ -72,9 +73,14 @@ type Coordinator struct {
 	partsAskedN int
 	stopped     bool
 	interrupted bool
-	stopOnce    sync.Once
-	stopCh      chan struct{}
-	results     []*engine.PhaseResult
+	// verdict is the merged ledgers' verdict once made (Verdict), for
+	// verdictOf ledgers and missing agents: the end's outputs ask for it
+	// several times, and a merge decodes every ledger.
+	verdict   workload.Verdict
+	verdictOf [2]int
+	stopOnce  sync.Once
+	stopCh    chan struct{}
+	results   []*engine.PhaseResult
 }
 
 var _ engine.Controller = (*Coordinator)(nil)

@@ -112,10 +112,14 @@ func (c *Coordinator) Verdict() (v workload.Verdict, ok bool) {
 	if len(ls) == 0 {
 		return nil, false
 	}
+	if c.verdict != nil && c.verdictOf == [2]int{len(ls), missing} {
+		return c.verdict, true
+	}
 	v, err := g.Merge(ls, missing)
 	if err != nil {
 		return nil, false
 	}
+	c.verdict, c.verdictOf = v, [2]int{len(ls), missing}
 	return v, true
 }
 
