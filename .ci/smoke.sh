@@ -115,6 +115,16 @@ sigterm_at() { # delay args...
 	local d="$tmp/sig"; rm -rf "$d"; mkdir "$d"
 	"$BIN" "$@" --json "$d/x.json" --timeseries "$d/x.csv" --hdr-log "$d/x.hlog" >"$tmp/sig.out" 2>"$tmp/sig.err" </dev/null &
 	local pid=$!
+	# From when the process catches SIGTERM (internal/sigfirst, in its
+	# init): before that the kernel's default ends it, as it would any
+	# program, and a loaded machine can take more than the delay to get
+	# there. SigCgt's bit 15 (0x4000) is SIGTERM caught.
+	local cgt
+	for _ in $(seq 500); do
+		cgt=$(awk '/^SigCgt/ { print $2 }' "/proc/$pid/status" 2>/dev/null) || true
+		[[ -n $cgt ]] && ((0x$cgt & 0x4000)) && break
+		sleep 0.01
+	done
 	sleep "$delay"
 	kill -TERM $pid
 	set +e
