@@ -137,8 +137,13 @@ JAVA=(java "-Xmx$HEAP" "-Xms$HEAP" -XX:+UseG1GC -Djava.awt.headless=true -Djava.
 	"-Dlog4j2.configurationFile=$RUN_DIR/log4j2.properties" "-Dkafka.logs.dir=$RUN_DIR" -cp "$HOME_DIR/lib/*")
 
 # cluster_id makes a KRaft cluster id: 16 random bytes, base64url, no padding.
+# cluster_id is a random base64url id; never one that starts with '-',
+# which the format tool's argument parser takes for an option (1 start in
+# 64 failed so: "argument --cluster-id/-t: expected one argument").
 cluster_id() {
-	head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n'
+	local id
+	id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+	echo "${id/#-/A}"
 }
 
 print_env() {
