@@ -178,9 +178,9 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 		}
 	}
 	info := c.Info()
-	info.Thresholds = o.Thresholds                                  // --threshold, judged on the merged run
-	out, reportFile, reportDone := reportOut(st, rt.guard, rt.path) // hangup.go
-	ycsbPaths, err := ycsb.Write(out, results, info)                // the report, through YCSB's exporter
+	info.Thresholds = o.Thresholds                      // --threshold, judged on the merged run
+	out, reportDone := reportOut(st, rt.guard, rt.path) // hangup.go
+	ycsbPaths, err := ycsb.Write(out, results, info)    // the report, through YCSB's exporter
 	if err != nil {
 		st.tell("%v", err)
 		runErr = err
@@ -190,9 +190,10 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	output.WriteFailedSteps(out, failed)
 	output.WriteCapacity(out, capacity)         // --find-max
 	o.Baseline.WriteComment(out, results, info) // --baseline
-	if err := reportDone(); err != nil {
+	reportFile, err := reportDone()
+	if err != nil {
 		st.tell("%v", err)
-		runErr, reportFile = err, ""
+		runErr = err
 	} else if reportFile != "" {
 		ycsbPaths = append(ycsbPaths, reportFile)
 	}

@@ -11,6 +11,7 @@ package cli
 // `benchtop attach --list`.
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os/signal"
@@ -157,16 +158,48 @@ type reportTo struct {
 
 // reportOut is where the text report goes: once the terminal that was
 // standard output is lost, the report file; else reportWriter's (files.go).
-// done puts the file in place; file is its path ("" when there is none).
-func reportOut(st *State, g *output.Guard, reportPath string) (w io.Writer, file string, done func() error) {
+// done puts the report in place and returns the file it went to ("" for
+// a stream).
+//
+// A report for a terminal is kept until done and then written at once:
+// the terminal may go between the check and the writes (its SIGHUP comes
+// a moment after its writes start failing with EIO, and on a loaded
+// machine the report is written in that moment), and then the report
+// goes to the file as if the signal had come first, never lost with an
+// error.
+func reportOut(st *State, g *output.Guard, reportPath string) (w io.Writer, done func() (file string, err error)) {
 	if st.hungUp() && st.stdoutTTY {
-		rf, err := output.CreateReport(reportPath, g)
-		if err != nil {
-			return io.Discard, "", func() error { return err }
-		}
-		return rf, rf.Path, rf.Close
+		return reportFile(g, reportPath, nil)
 	}
-	return reportWriter(st, g), "", func() error { return nil }
+	out := reportWriter(st, g)
+	if !(out == st.Stdout && st.stdoutTTY) {
+		return out, func() (string, error) { return "", nil }
+	}
+	var buf bytes.Buffer
+	return &buf, func() (string, error) {
+		if _, err := out.Write(buf.Bytes()); err == nil {
+			return "", nil
+		}
+		_, done := reportFile(g, reportPath, buf.Bytes()) // the terminal went
+		return done()
+	}
+}
+
+// reportFile writes the text report to path (after text, when given).
+func reportFile(g *output.Guard, path string, text []byte) (io.Writer, func() (string, error)) {
+	rf, err := output.CreateReport(path, g)
+	if err != nil {
+		return io.Discard, func() (string, error) { return "", err }
+	}
+	if _, err := rf.Write(text); err != nil {
+		return io.Discard, func() (string, error) { return "", fmt.Errorf("the report %s: %w", path, err) }
+	}
+	return rf, func() (string, error) {
+		if err := rf.Close(); err != nil {
+			return "", err
+		}
+		return rf.Path, nil
+	}
 }
 
 // noEndReason is why a run will not end by itself.

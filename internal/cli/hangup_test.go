@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -453,5 +455,55 @@ func TestHangupOnTheScreenRunWithAnEnd(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "lib.log")); !regexp.MustCompile(`benchtop: terminal lost \d+s into the run; the run goes on to its end`).Match(b) {
 		t.Errorf("--log does not say how long the run had run when its terminal went:\n%s", b)
+	}
+}
+
+// A terminal that goes after the report was started for it (its writes
+// fail with EIO, its SIGHUP not yet taken: the moment a loaded machine
+// stretched in CI) gets the report as a file, the run's status
+// unchanged, instead of an error and status 1.
+func TestReportForATerminalThatWentIsAFile(t *testing.T) {
+	t.Parallel()
+	master, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer tty.Close()
+	st := newState(nil, tty, tty, io.Discard, nil)
+	if !st.stdoutTTY {
+		t.Fatal("the pseudo-terminal is not seen as a terminal")
+	}
+	path := filepath.Join(t.TempDir(), "benchtop-report.txt")
+	out, done := reportOut(st, nil, path)
+	fmt.Fprintln(out, "[OVERALL], Throughput(ops/sec), 1234.5")
+	master.Close() // the terminal goes before the report reaches it
+	file, err := done()
+	if err != nil {
+		t.Fatalf("the report failed: %v", err)
+	}
+	if file != path {
+		t.Fatalf("the report went to %q, want the file %s", file, path)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "[OVERALL], Throughput(ops/sec), 1234.5\n" {
+		t.Fatalf("the report file holds %q (%v)", b, err)
+	}
+
+	// While the terminal is there, the report is on it and no file is made.
+	master, tty, err = pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer master.Close()
+	defer tty.Close()
+	go io.Copy(io.Discard, master)
+	st = newState(nil, tty, tty, io.Discard, nil)
+	path2 := filepath.Join(t.TempDir(), "benchtop-report.txt")
+	out, done = reportOut(st, nil, path2)
+	fmt.Fprintln(out, "[OVERALL], Throughput(ops/sec), 1234.5")
+	if file, err := done(); err != nil || file != "" {
+		t.Fatalf("on a live terminal: file %q, error %v; want the terminal", file, err)
+	}
+	if _, err := os.Stat(path2); !os.IsNotExist(err) {
+		t.Fatalf("a report file was made beside a live terminal: %v", err)
 	}
 }

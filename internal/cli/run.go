@@ -263,8 +263,8 @@ func finishRun(st *State, o *options, p *plan, results []*engine.PhaseResult, ru
 		return exitOK
 	}
 	info := p.runner.Info()
-	out, reportFile, reportDone := reportOut(st, p.guard, p.hangup.report) // hangup.go
-	ycsbPaths, err := p.ycsb.Write(out, results, info)                     // the report, through YCSB's exporter
+	out, reportDone := reportOut(st, p.guard, p.hangup.report) // hangup.go
+	ycsbPaths, err := p.ycsb.Write(out, results, info)         // the report, through YCSB's exporter
 	if err != nil {
 		st.tell("%v", err)
 		runErr = err
@@ -273,9 +273,10 @@ func finishRun(st *State, o *options, p *plan, results []*engine.PhaseResult, ru
 	output.WriteCapacity(out, capacity) // --find-max
 	base := p.exports.Baseline()
 	base.WriteComment(out, results, info) // --baseline
-	if err := reportDone(); err != nil {
+	reportFile, err := reportDone()
+	if err != nil {
 		st.tell("%v", err)
-		runErr, reportFile = err, ""
+		runErr = err
 	} else if reportFile != "" {
 		ycsbPaths = append(ycsbPaths, reportFile)
 	}
