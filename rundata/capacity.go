@@ -35,6 +35,18 @@ const (
 	ProbeUndecided = "undecided"
 )
 
+// Roles of a probe beside the bracket's own (CapacityProbe.Role).
+const (
+	// ProbeHold holds the answer's rate, the longer of 30 s and 6 probe
+	// lengths, before the answer is given; a failure steps the search
+	// down.
+	ProbeHold = "hold"
+	// ProbeThreadTest asks the failure that decided the bracket again
+	// with twice the threads: the threads were the limit only if it
+	// passes.
+	ProbeThreadTest = "thread-test"
+)
+
 // CapacityProbe is one probe as the outputs record it (the JSON member
 // "capacity"'s "probes").
 type CapacityProbe struct {
@@ -48,6 +60,11 @@ type CapacityProbe struct {
 	StartS  float64 `json:"start_s"`
 	SteadyS float64 `json:"steady_s"`
 	EndS    float64 `json:"end_s"`
+	// Role is what the probe was for beside the search's bracket:
+	// ProbeHold (the answer held before it is given) or ProbeThreadTest
+	// (the deciding failure asked again with more threads); "" for the
+	// bracket's own probes.
+	Role string `json:"role,omitempty"`
 	// Intervals counts its steady intervals.
 	Intervals int    `json:"intervals"`
 	Outcome   string `json:"verdict"` // the JSON keeps its name
@@ -152,6 +169,9 @@ type CapacityResult struct {
 	// none).
 	RateOpsSec *float64        `json:"rate_ops_sec"`
 	Bracket    CapacityBracket `json:"bracket"`
+	// HeldS is how long the answer's rate was held, passing, before it
+	// was given (0: it was not held).
+	HeldS float64 `json:"held_s,omitempty"`
 	// UpperOpsSec is the unlimited probe's rate (the upper bound),
 	// FloorOpsSec the lowest target tried.
 	UpperOpsSec float64 `json:"upper_ops_sec"`
@@ -227,7 +247,11 @@ func bracketText(r CapacityResult) string {
 // ProbeLine is one probe in a line: "3: 1,810 ops/s, 64 threads: pass
 // (p99 45.2ms < 100ms), 1,809 ops/s over 6.0 s".
 func ProbeLine(p CapacityProbe) string {
-	s := fmt.Sprintf("%d: %s, %d threads: %s", p.N, TargetText(p.TargetOpsSec), p.Threads, p.Outcome)
+	s := fmt.Sprintf("%d: %s, %d threads", p.N, TargetText(p.TargetOpsSec), p.Threads)
+	if p.Role != "" {
+		s += ", " + p.Role
+	}
+	s += ": " + p.Outcome
 	if p.Decided != "" {
 		s += " (" + p.Decided + ")"
 	}
@@ -255,6 +279,9 @@ const (
 	// ReasonLocal: the server is on the client's host (loopback): the
 	// answer is the pair's.
 	ReasonLocal = "local"
+	// ReasonUnheld: the answer's rate was not held before the search
+	// ended (the budget or the run ran out first).
+	ReasonUnheld = "unheld"
 )
 
 // CapacityReason is why an answer cannot be trusted.

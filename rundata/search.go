@@ -43,6 +43,10 @@ type ProbeView struct {
 	// Segment is the index of the segment the probe started (0: not
 	// known yet).
 	Segment int
+	// Role is what it is for beside the bracket: "hold" (the answer
+	// held before it is given) or "thread-test"; "" for the bracket's
+	// own probes.
+	Role string
 	// State is "transition" (its first interval, left out), "steady"
 	// (gathering evidence), "pass", "fail", "void" (a manual change, a
 	// pause or the run's end cut it short) or "unjudged".

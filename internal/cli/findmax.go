@@ -162,7 +162,9 @@ func newSearch(st *State, o *options) *findmax.Search {
 	if !st.Interactive {
 		tell = func(line string) { st.tell("%s", line) }
 	}
-	return findmax.New(*o.FindMax.spec, engine.PhaseRun, tell)
+	spec := *o.FindMax.spec
+	spec.StopOnThreads = !st.Interactive // the first probes' thread limit ends it (exit status 4)
+	return findmax.New(spec, engine.PhaseRun, tell)
 }
 
 // localServer is the address of an adapter's server when it is on this

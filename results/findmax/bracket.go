@@ -26,7 +26,14 @@ type bracket struct {
 	drops   int // paced probes that failed with no pass yet
 	climbs  int // targets asked above the unlimited probe's rate
 	probes  []*probe
-	outcome string
+	// threadTest is the deciding failure asked again with twice the
+	// threads (nil: not asked); atOnce says why the first probes
+	// showed the threads as the limit ("": they did not); unheld why
+	// the answer was not held when no hold ran ("": unknown).
+	threadTest *probe
+	atOnce     string
+	unheld     string
+	outcome    string
 	// ended says why it ended before the bracket closed: "budget",
 	// "stopped" (the run ended), or a controller's error.
 	ended string
@@ -43,13 +50,32 @@ var ascent = []float64{0.10, 0.25, 0.50, 1.00}
 // record takes a judged probe into the bracket. A pass is taken as it
 // comes (the client's hiccups only add latency: they fail probes, they
 // never pass one); a failure bounds the bracket until a pass at or above
-// its target says it was the client's noise.
+// its target says it was the client's noise. A hold that fails overrules
+// the passes at or above its target (they were short, it is long) and
+// reopens the search below it; a thread test bounds nothing.
 func (b *bracket) record(p *probe, spec Spec) {
 	b.probes = append(b.probes, p)
 	if p.Outcome != Pass && p.Outcome != Fail {
 		return
 	}
-	if !p.paced() {
+	switch {
+	case p.Role == ThreadTest:
+		b.threadTest = p
+		return
+	case p.Role == Hold && p.Outcome == Fail:
+		for _, q := range b.probes {
+			if q.paced() && q.Outcome == Pass && q.TargetOpsSec >= p.TargetOpsSec {
+				q.refuted = true
+			}
+		}
+		b.lo = nil
+		for _, q := range b.probes {
+			if q.paced() && q.Outcome == Pass && !q.refuted && (b.lo == nil || q.TargetOpsSec > b.lo.TargetOpsSec) {
+				b.lo = q
+			}
+		}
+		b.outcome = "" // the search goes on below the hold
+	case !p.paced():
 		b.unlimited = p
 		b.upper = p.GoodputOpsSec
 		b.floor = spec.Floor
@@ -59,7 +85,7 @@ func (b *bracket) record(p *probe, spec Spec) {
 		if b.upper <= 0 {
 			b.outcome = None // nothing succeeded even unpaced
 		}
-	} else if p.Outcome == Pass && (b.lo == nil || p.TargetOpsSec > b.lo.TargetOpsSec) {
+	case p.Outcome == Pass && p.Role == "" && (b.lo == nil || p.TargetOpsSec > b.lo.TargetOpsSec):
 		b.lo = p
 	}
 	b.bound()
@@ -69,20 +95,50 @@ func (b *bracket) record(p *probe, spec Spec) {
 }
 
 // bound sets hi, the lowest paced failure above lo (the unlimited probe
-// when none), and how many times its target failed.
+// when none), and how many times its target failed (a failed hold
+// counts twice: it ran the longer of 30 s and 6 probes).
 func (b *bracket) bound() {
 	b.hi, b.hiFails = b.unlimited, 0
 	for _, q := range b.probes {
-		if !q.paced() || q.Outcome != Fail || (b.lo != nil && q.TargetOpsSec <= b.lo.TargetOpsSec) {
+		if !q.paced() || q.Outcome != Fail || q.Role == ThreadTest || (b.lo != nil && q.TargetOpsSec <= b.lo.TargetOpsSec) {
 			continue
+		}
+		n := 1
+		if q.Role == Hold {
+			n = 2
 		}
 		switch {
 		case b.hi == nil || !b.hi.paced() || q.TargetOpsSec < b.hi.TargetOpsSec:
-			b.hi, b.hiFails = q, 1
+			b.hi, b.hiFails = q, n
 		case q.TargetOpsSec == b.hi.TargetOpsSec:
-			b.hiFails++
+			b.hiFails += n
 		}
 	}
+}
+
+// heldBy is the hold that passed at lo's target (nil: none).
+func (b *bracket) heldBy() *probe {
+	for _, q := range b.probes {
+		if q.Role == Hold && q.Outcome == Pass && b.lo != nil && q.TargetOpsSec == b.lo.TargetOpsSec {
+			return q
+		}
+	}
+	return nil
+}
+
+// baseThreads is the thread count the bracket's probes run at: its own,
+// or the run's as the unlimited probe had them.
+func (b *bracket) baseThreads() int {
+	if b.threads > 0 || b.unlimited == nil {
+		return b.threads
+	}
+	return b.unlimited.Threads
+}
+
+// threadsLimited reports whether the threads were found the limit: at
+// once by the first probes, or by the thread test's pass.
+func (b *bracket) threadsLimited() bool {
+	return b.atOnce != "" || (b.threadTest != nil && b.threadTest.Outcome == Pass)
 }
 
 // width is the bracket's relative width (hi-lo)/lo; +Inf without lo, or
@@ -166,10 +222,12 @@ func (b *bracket) next(spec Spec) (rate float64, ok bool) {
 // end ends the search over this thread count early (why: "budget",
 // "stopped", or an error's text).
 func (b *bracket) end(why string) {
+	if b.ended == "" {
+		b.ended = why // for a hold it cut short too
+	}
 	if b.outcome != "" {
 		return
 	}
-	b.ended = why
 	b.outcome = Unfinished
 	if b.lo != nil {
 		b.outcome = Answer
@@ -185,6 +243,8 @@ func (b *bracket) endedText() string {
 		return "the budget ran out"
 	case "stopped":
 		return "the run stopped"
+	case "threads":
+		return "the threads were the limit"
 	case "":
 		return "the search ended"
 	}

@@ -16,10 +16,16 @@
 // start when a rate is set: a rate the database cannot keep shows as
 // queueing, not as a fast service time.
 //
+// A closed bracket is not yet the answer: its deciding failure is asked
+// again with twice the threads when they may have been the limit, and the
+// answer's rate is held (the longer of 30 intervals and 6 probe lengths)
+// before it is given; a hold that fails steps the search down.
+//
 // The answer is trusted only when nothing else could have set it: the
-// client's own CPU or NIC saturated, the threads were the limit (Little's
-// law), operations failed, or the bracket did not close in the budget
-// each make it untrusted, with the reason said.
+// client's own CPU or NIC saturated, the threads were the limit (tested
+// with twice as many, or seen at once by the first probes), operations
+// failed, the bracket did not close or the answer was not held in the
+// budget each make it untrusted, with the reason said.
 //
 // Files, one job each:
 //
@@ -29,6 +35,8 @@
 //	probe.go    a probe: what it gathered, its verdict, its record
 //	bracket.go  one search over one thread count: the bracket and the
 //	            next target
+//	hold.go     a closed bracket's thread test and hold, and the first
+//	            probes' verdict on the threads
 //	trust.go    why an answer cannot be trusted
 //	report.go   the outcome: the JSON member "capacity", the answer line
 //	search.go   the run's hooks (OnPhase, OnInterval, OnSnapshot): probes

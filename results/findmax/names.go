@@ -37,6 +37,10 @@ const (
 	ReasonUnclosed = rundata.ReasonUnclosed
 	ReasonWakeup   = rundata.ReasonWakeup
 	ReasonLocal    = rundata.ReasonLocal
+	ReasonUnheld   = rundata.ReasonUnheld
+
+	Hold       = rundata.ProbeHold
+	ThreadTest = rundata.ProbeThreadTest
 )
 
 // rateText is a rate in ops/s: "1,950 ops/s", "12.5 ops/s".

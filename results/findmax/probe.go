@@ -42,6 +42,14 @@ type probe struct {
 	// retry: it is the second probe of a target the first left
 	// undecided.
 	retry bool
+	// minSecs is the steady time a hold runs unless it fails first (0:
+	// a bracket's probe, judged on its evidence); holdWant the hold's
+	// full length when the budget cut minSecs short.
+	minSecs, holdWant float64
+	needIntervals     int // minSecs in intervals, for the screens
+	// refuted: a pass that a failed hold at or below its target
+	// overruled; the bracket no longer takes it for lo.
+	refuted bool
 	// capped says why it was judged before it had its evidence ("": it
 	// was not).
 	capped string
@@ -175,6 +183,9 @@ func (p *probe) evaluate(conds []thresholds.Threshold, names []string, left time
 		p.Decided = p.heldText
 		return Fail
 	}
+	if p.secs < p.minSecs {
+		return "" // a hold runs its length unless it fails first
+	}
 	capped := false
 	if have, need := p.evidenceOf(); !all && have > 0 && p.secs > 0 {
 		// The time its evidence still takes at its rate, against the
@@ -193,7 +204,7 @@ func (p *probe) evaluate(conds []thresholds.Threshold, names []string, left time
 	// time left).
 	for _, j := range p.judged {
 		if j.straddles() {
-			if p.Intervals < MaxIntervals && !capped {
+			if p.Intervals < MaxIntervals && !capped && p.Role != Hold {
 				return ""
 			}
 			p.decide(Undecided, j)

@@ -1,6 +1,7 @@
 package findmax
 
 import (
+	"fmt"
 	"math"
 	"strings"
 )
@@ -14,6 +15,9 @@ func (b *bracket) result(spec Spec) Result {
 	if b.lo != nil {
 		v := b.lo.TargetOpsSec
 		res.RateOpsSec, res.Bracket.LoOpsSec = &v, &v
+	}
+	if h := b.heldBy(); h != nil {
+		res.HeldS = h.SteadyS
 	}
 	if b.hi != nil && b.hi.rate() > 0 {
 		v := b.hi.rate()
@@ -50,6 +54,9 @@ func (b *bracket) answer(spec Spec, res Result) string {
 	switch res.Outcome {
 	case Answer:
 		s = "sustainable " + rateText(b.lo.TargetOpsSec) + " (" + figures(b.lo) + ")"
+		if h := b.heldBy(); h != nil {
+			s = "sustainable " + rateText(b.lo.TargetOpsSec) + fmt.Sprintf(" (held %.0f s: ", h.SteadyS) + figures(h) + ")"
+		}
 		if b.hi != nil {
 			s += "; " + failedText(b.hi)
 		}
@@ -101,6 +108,7 @@ var reasonShort = map[string]string{
 	ReasonUnclosed: "the bracket did not close",
 	ReasonWakeup:   "the host's wake-up latency",
 	ReasonLocal:    "the server is on this host",
+	ReasonUnheld:   "the answer was not held",
 }
 
 // figures are a probe's conditions with their figures: "READ.p99 8.70ms,

@@ -258,18 +258,20 @@ func (s *Search) feed(p *probe, snap *engine.Snapshot) {
 			return
 		}
 		if v == Undecided {
-			if !p.retry && p.capped == "" {
+			if !p.retry && p.capped == "" && p.Role != Hold {
 				// Asked again once: the same target, a fresh probe.
 				p.Outcome, p.EndS = Undecided, snap.Elapsed.Seconds()
 				s.cur = nil
 				s.b.record(p, s.spec)
 				s.say("find-max probe " + rundata.ProbeLine(p.Probe))
 				s.ask(p.TargetOpsSec, s.b.threads, snap)
-				s.cur.retry = true
+				s.cur.retry, s.cur.Role = true, p.Role
 				return
 			}
 			v = Fail
-			if p.capped != "" {
+			if p.Role != "" {
+				p.Decided = "undecided, counted a fail: " + strings.TrimPrefix(p.Decided, "undecided: ")
+			} else if p.capped != "" {
 				p.Decided = "undecided, counted a fail: " + strings.TrimPrefix(p.Decided, "undecided: ") + "; " + p.capped
 			} else {
 				p.Decided = "undecided twice, counted a fail: " + strings.TrimPrefix(p.Decided, "undecided: ")
@@ -284,10 +286,18 @@ func (s *Search) feed(p *probe, snap *engine.Snapshot) {
 }
 
 // advance asks for the next probe, or the next thread count's search,
-// or ends the search.
+// or ends the search. A bracket that closed has its deciding failure
+// asked again with twice the threads when they may have been the limit,
+// then its answer held, before the answer is given.
 func (s *Search) advance(snap *engine.Snapshot) {
+	if s.threadsAtOnce(snap) {
+		return
+	}
 	if r, ok := s.b.next(s.spec); ok {
 		s.ask(r, s.b.threads, snap)
+		return
+	}
+	if s.b.outcome == Answer && (s.testThreads(snap) || s.hold(snap)) {
 		return
 	}
 	s.nextBracket(snap)

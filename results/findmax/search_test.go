@@ -413,16 +413,134 @@ func TestThreadsTheLimit(t *testing.T) {
 	}
 	f := newFakeRun(t, spec, 8, threads)
 	r := f.run(1000)
-	if r.Outcome != Answer || r.Trusted || !hasKind(r.Reasons, ReasonThreads) {
+	if r.Outcome != Answer || r.Trusted || !hasKind(r.Reasons, ReasonThreads) || !strings.Contains(r.Reasons[0].Text, "from the first probe") {
 		t.Fatalf("outcome %s, trusted %v, reasons %v: %s", r.Outcome, r.Trusted, r.Reasons, r.Answer)
 	}
-	// The unlimited probe passing says the same.
+	// Headless, the search ends there: two probes, not minutes of them.
 	spec = conds(t, "p99<50ms")
+	spec.StopOnThreads = true
 	f = newFakeRun(t, spec, 8, threads)
 	r = f.run(1000)
-	if r.Probes[0].Outcome != Pass || r.Trusted || !strings.Contains(r.Reasons[0].Text, "unlimited probe passed") {
-		t.Fatalf("unlimited %s, reasons %v", r.Probes[0].Outcome, r.Reasons)
+	if len(r.Probes) != 2 || r.Probes[0].Outcome != Pass || r.Trusted || r.Status() != StatusUntrusted || !hasKind(r.Reasons, ReasonThreads) ||
+		!strings.Contains(r.Reasons[0].Text, "16 threads would reach about 1,600 ops/s") {
+		t.Fatalf("%d probes, unlimited %s, status %s, reasons %v", len(r.Probes), r.Probes[0].Outcome, r.Status(), r.Reasons)
 	}
+}
+
+// A database at its capacity keeps the threads busy too (Little's law):
+// the failure that decided the bracket is asked again with twice the
+// threads, and since it fails again, the threads are not named; the
+// answer is then held before it is given.
+func TestThreadLimitIsTested(t *testing.T) {
+	t.Parallel()
+	spec := conds(t, "p99<50ms")
+	spec.StopOnThreads = true
+	// 64 threads on a database of 20,000 ops/s with 1 ms service: 64
+	// threads could do 64,000 ops/s; unpaced they queue at the
+	// database (3.2 ms each).
+	db := func(target float64, n int) outcome {
+		const c = 20000.0
+		if target <= 0 {
+			return outcome{ok: c, intended: time.Duration(float64(n) / c * 1e9), service: time.Duration(float64(n) / c * 1e9)}
+		}
+		if target >= c {
+			// Every thread busy at the database's rate: Little's law
+			// says the threads were the limit, but more would not help.
+			l := time.Duration(float64(n) / c * 1e9)
+			return outcome{ok: c, intended: time.Second, service: l}
+		}
+		l := time.Duration(1e6 / (1 - target/c))
+		return outcome{ok: target, intended: l, service: l}
+	}
+	f := newFakeRun(t, spec, 64, db)
+	r := f.run(2000)
+	var test, hold *Probe
+	for i, p := range r.Probes {
+		switch p.Role {
+		case ThreadTest:
+			test = &r.Probes[i]
+		case Hold:
+			hold = &r.Probes[i]
+		}
+	}
+	if test == nil || test.Threads != 128 || test.Outcome != Fail {
+		t.Fatalf("thread test %+v; probes:\n%s", test, probeLines(r))
+	}
+	if hold == nil || hold.Outcome != Pass || hold.Threads != 64 || hold.SteadyS < 30 || hold.TargetOpsSec != *r.RateOpsSec {
+		t.Fatalf("hold %+v; probes:\n%s", hold, probeLines(r))
+	}
+	if !r.Trusted || r.HeldS < 30 || !strings.Contains(r.Answer, "held") {
+		t.Fatalf("trusted %v, held %.0f s, reasons %v: %s", r.Trusted, r.HeldS, r.Reasons, r.Answer)
+	}
+	if rate := *r.RateOpsSec; rate < 0.95*20000 || rate > 1.02*20000 {
+		t.Fatalf("answer %.0f, want within [0.95, 1.02] of 20,000", rate)
+	}
+	// Where twice the threads pass, they were the limit: 8 threads whose
+	// operations take 12 ms unpaced and 10 ms paced (so the first probes
+	// do not show it at once), the wait for a thread growing as the
+	// target nears what 8 threads give.
+	threads := func(target float64, n int) outcome {
+		most := float64(n) / 0.010
+		if target <= 0 {
+			return outcome{ok: float64(n) / 0.012, intended: 12 * time.Millisecond, service: 12 * time.Millisecond}
+		}
+		if target >= most {
+			return outcome{ok: most, intended: time.Second, service: 10 * time.Millisecond}
+		}
+		return outcome{ok: target, intended: time.Duration(10e6 / (1 - target/most)), service: 10 * time.Millisecond}
+	}
+	f = newFakeRun(t, conds(t, "p99<40ms"), 8, threads)
+	r = f.run(1000)
+	test = nil
+	for i, p := range r.Probes {
+		if p.Role == ThreadTest {
+			test = &r.Probes[i]
+		}
+	}
+	if test == nil || test.Threads != 16 || test.Outcome != Pass || r.Trusted || !hasKind(r.Reasons, ReasonThreads) ||
+		!strings.Contains(r.Reasons[0].Text, "passed with 16") {
+		t.Fatalf("thread test %+v, trusted %v, reasons %v; probes:\n%s", test, r.Trusted, r.Reasons, probeLines(r))
+	}
+}
+
+// A hold that fails steps the search down: the rate given is one that
+// held.
+func TestHoldFailsStepsDown(t *testing.T) {
+	t.Parallel()
+	spec := conds(t, "p99<10ms")
+	// Short probes pass up to 10,000 ops/s; held for long, the database
+	// (compacting after 20 s at a rate) keeps only 9,000.
+	var at float64
+	var since int
+	db := func(target float64, n int) outcome {
+		if target != at {
+			at, since = target, 0
+		}
+		since++
+		if target <= 0 || target >= 11000 {
+			return outcome{ok: 11000, intended: time.Second, service: time.Second}
+		}
+		l := 2 * time.Millisecond
+		if target > 10000 || (target > 9000 && since > 20) {
+			l = 50 * time.Millisecond
+		}
+		return outcome{ok: target, intended: l, service: l}
+	}
+	f := newFakeRun(t, spec, 1000, db)
+	r := f.run(3000)
+	var failed bool
+	for _, p := range r.Probes {
+		failed = failed || (p.Role == Hold && p.Outcome == Fail)
+	}
+	if !failed || r.RateOpsSec == nil || *r.RateOpsSec > 9000 || r.HeldS < 30 {
+		t.Fatalf("a failed hold %v, answer %v held %.0f s: %s; probes:\n%s", failed, r.RateOpsSec, r.HeldS, r.Answer, probeLines(r))
+	}
+}
+
+// probeLines is a report's probes, one a line.
+func probeLines(r *Report) string {
+	_, lines := r.TextLines()
+	return strings.Join(lines, "\n")
 }
 
 // Failed operations at the answer's rate make it untrusted, unless a
@@ -793,4 +911,21 @@ func TestFloorProbeCappedByTimeLeft(t *testing.T) {
 	if r.RateOpsSec == nil || *r.RateOpsSec < r.FloorOpsSec || r.Trusted {
 		t.Errorf("answer %s: want the floor or above, untrusted (the bracket did not close)", r.Answer)
 	}
+}
+
+// The screens see a hold as one: its role, and its length in intervals
+// (30 at a 1 s interval) in place of a probe's 5.
+func TestHoldInTheView(t *testing.T) {
+	t.Parallel()
+	f := newFakeRun(t, conds(t, "p99<10ms"), 1000, queueing(10_000, 2*time.Millisecond))
+	for i := 0; i < 1000 && !f.stopped; i++ {
+		snap := f.interval()
+		if c := snap.Search.Current; c != nil && c.Role == Hold && c.State == "steady" {
+			if c.NeedIntervals != 30 {
+				t.Fatalf("the hold needs %d intervals on the screen, want 30", c.NeedIntervals)
+			}
+			return
+		}
+	}
+	t.Fatalf("no hold seen in the view: %s", f.s.Report().Answer)
 }

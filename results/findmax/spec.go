@@ -28,6 +28,10 @@ type Spec struct {
 	// Threads are --find-max-over's thread counts, searched in turn; nil
 	// searches at the run's threads.
 	Threads []int
+	// StopOnThreads ends the search when its first probes show the
+	// threads as the limit (headless runs: the answer would only say
+	// so after minutes); on the screen the search goes on.
+	StopOnThreads bool
 	// Local is the server's address when it is on the client's host
 	// (loopback), "" otherwise: an untrusted answer says so.
 	Local string

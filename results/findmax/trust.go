@@ -3,15 +3,10 @@ package findmax
 import (
 	"fmt"
 	"math"
-	"strings"
 )
 
 // Thresholds of the trust rules.
 const (
-	// busyThreads is the threads' busy share (Little's law) at the answer
-	// from which the threads are taken as the limit: threads ÷ mean
-	// latency is then within 1/0.6 of the rate found.
-	busyThreads = 0.6
 	// heldService is how much the database's own latency may grow from
 	// the lightest probe's for it to count as "held" at hi.
 	heldService = 1.25
@@ -31,23 +26,26 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 			add(ReasonClient, "the client saturated at %s (%s): the limit may be the client's, not the database's", probeRate(p), p.ClientNote)
 		}
 	}
-	// The threads, unless the host's wake-up failed every paced probe
-	// (below): the unlimited probe passing then says nothing of them.
+	// The threads: seen at once by the first probes, or tested by the
+	// deciding failure asked again with twice the threads; unless the
+	// host's wake-up failed every paced probe (below): the unlimited
+	// probe passing then says nothing of them.
 	u := b.unlimited
 	wakeup := u != nil && u.Outcome == Pass && lo == nil && hi != nil && hi.paced() && hi.Outcome == Fail
+	tt := b.threadTest
 	switch {
+	case b.atOnce != "":
+		// Every thread busy with the database's latency held: paced
+		// operations waited for a thread, not for the host's wake-up.
+		wakeup = false
+		add(ReasonThreads, "%s", b.atOnce)
 	case wakeup:
-	case u != nil && u.Outcome == Pass && !hasKind(out, ReasonClient) && b.heldAt(u):
+	case tt != nil && tt.Outcome == Pass:
+		add(ReasonThreads, "%s failed with %d threads (busy %.0f %% by Little's law) and passed with %d (%s): the threads were the limit; more threads would go further",
+			rateText(tt.TargetOpsSec), hi.Threads, 100*hi.ThreadsBusy, tt.Threads, figures(tt))
+	case u != nil && u.Outcome == Pass && !hasKind(out, ReasonClient) && b.heldAt(u) && len(spec.Threads) > 0:
 		add(ReasonThreads, "the unlimited probe passed (%s with all %d threads busy) and the database's latency held (mean %s): the threads were the limit; more threads would go further",
 			rateText(u.GoodputOpsSec), u.Threads, fmtUS(u.serviceUS()))
-	case lo != nil && lo.ThreadsBusy >= busyThreads:
-		add(ReasonThreads, "by Little's law the %d threads were busy %.0f %% of the time at %s (threads ÷ mean latency %s = %s): more threads would go further",
-			lo.Threads, 100*lo.ThreadsBusy, probeRate(lo), fmtUS(lo.serviceUS()), rateText(float64(lo.Threads)/(lo.serviceUS()/1e6)))
-	case hi != nil && hi.paced() && hi.Outcome == Fail:
-		if c, ok := b.waitedForThreads(hi); ok {
-			add(ReasonThreads, "at %s the database's own latency held (%s %s on service time) while operations waited for a thread (%s from the intended start): more threads would go further",
-				probeRate(hi), label0(c.Expr), c.ServiceText, c.Text)
-		}
 	}
 	// Errors at the answer's rate, unless the conditions judge them.
 	if lo != nil && lo.Errors > 0 && !hasErrors {
@@ -61,7 +59,7 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 			rateText(u.GoodputOpsSec), fmtUS(hi.wakeP99US()), rateText(hi.TargetOpsSec))
 	}
 	// The bracket.
-	if lo != nil && !b.closed(spec) {
+	if lo != nil && !b.closed(spec) && b.ended != "threads" { // ended by the threads: said above
 		why := b.endedText()
 		if w := b.width(); math.IsInf(w, 1) {
 			add(ReasonUnclosed, "%s before the bracket closed: %s passed, above the unlimited probe's %s, and no paced rate failed above it", why,
@@ -71,28 +69,16 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 				rateText(lo.TargetOpsSec), rateText(hi.rate()), 100*w, 100*spec.Precision)
 		}
 	}
+	// The answer's hold.
+	if why := b.unheldText(); why != "" {
+		add(ReasonUnheld, "the answer was not held: %s", why)
+	}
 	// A server on this host shares its cores with the client: said with
 	// whatever else makes the answer untrusted (or leaves none).
 	if spec.Local != "" && (len(out) > 0 || b.outcome != Answer) {
 		add(ReasonLocal, "the server is on this host (%s): the answer is the pair's, not the database's", spec.Local)
 	}
 	return out
-}
-
-// waitedForThreads reports whether hi failed on a latency condition that
-// its service time passed, while the database's own mean latency stayed
-// within heldService of the lightest probe's: the operations waited for
-// a thread, not for the database. It returns that condition.
-func (b *bracket) waitedForThreads(hi *probe) (Condition, bool) {
-	if !b.heldAt(hi) {
-		return Condition{}, false
-	}
-	for _, c := range hi.Conditions {
-		if !c.Pass && c.Basis == "intended" && c.ServicePass != nil && *c.ServicePass {
-			return c, true
-		}
-	}
-	return Condition{}, false
 }
 
 func hasKind(rs []Reason, kind string) bool {
@@ -110,14 +96,6 @@ func probeRate(p *probe) string {
 		return "unlimited (" + rateText(p.GoodputOpsSec) + ")"
 	}
 	return rateText(p.TargetOpsSec)
-}
-
-// label0 is an expression's metric ("READ.p99" of "READ.p99<10ms").
-func label0(expr string) string {
-	if i := strings.IndexAny(expr, "<>"); i >= 0 {
-		return strings.TrimSpace(expr[:i])
-	}
-	return expr
 }
 
 func fmtUS(us float64) string {

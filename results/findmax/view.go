@@ -42,8 +42,11 @@ func (s *Search) view(snap *engine.Snapshot) *engine.SearchView {
 
 // probeView is a probe as the screens show it.
 func probeView(p *probe) engine.ProbeView {
-	pv := engine.ProbeView{N: p.N, Threads: p.Threads, Target: p.TargetOpsSec, Segment: p.Segment,
+	pv := engine.ProbeView{N: p.N, Threads: p.Threads, Target: p.TargetOpsSec, Segment: p.Segment, Role: p.Role,
 		State: p.Outcome, Intervals: p.Intervals, NeedIntervals: MinIntervals, Goodput: p.GoodputOpsSec, Decided: p.Decided}
+	if p.needIntervals > 0 {
+		pv.NeedIntervals = p.needIntervals // a hold's
+	}
 	if pv.State == "" {
 		pv.State = p.state
 	}
@@ -52,7 +55,7 @@ func probeView(p *probe) engine.ProbeView {
 }
 
 // mark sets the segments' best and knee by the verdicts: best the
-// segment of the highest target that passed, knee that of the lowest rate
+// segment of the highest target that passed (its hold's once held), knee that of the lowest rate
 // that failed above it, judged against best (KneeFrom). The engine's own
 // rules (results/marks, on goodput alone) do not apply in this mode; the
 // note says why best is undecided while no probe has passed.
@@ -61,6 +64,9 @@ func (s *Search) mark(snap *engine.Snapshot) {
 	if b := s.bestBracket(); b != nil {
 		if b.lo != nil {
 			best = b.lo.Segment
+			if h := b.heldBy(); h != nil && h.Segment > 0 {
+				best = h.Segment // its hold: the longer evidence
+			}
 		}
 		if b.hi != nil && b.lo != nil {
 			knee = b.hi.Segment

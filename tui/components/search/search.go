@@ -154,6 +154,9 @@ func (m *Model) row(p rundata.ProbeView, w int) string {
 			what += fmt.Sprintf(", %s/%s ops", format.Int(p.Ops), format.Int(p.NeedOps))
 		}
 	}
+	if p.Role != "" {
+		what = p.Role + ": " + what // hold, thread-test
+	}
 	return st.Text.Render(lead) + state + " " + st.Muted.Render(common.FitTail(what, max(1, w-width()-1)))
 }
 
@@ -204,6 +207,9 @@ func Line(st themes.Styles, v *rundata.SearchView, w int) string {
 	s := " find-max"
 	if c := v.Current; c != nil {
 		s += fmt.Sprintf(": probe %d at %s", c.N, short(c.Target))
+		if c.Role != "" {
+			s += ", " + c.Role
+		}
 		if c.State == "steady" {
 			s += fmt.Sprintf(" (%d/%d intervals", c.Intervals, c.NeedIntervals)
 			if c.NeedOps > 0 {
