@@ -84,14 +84,18 @@ func Sim(t *testing.T, props map[string]string, threads int, cond string, extra 
 	return r
 }
 
-// Benchtop runs `benchtop run db -P workloads/workloada` with threads,
-// --find-max cond and args, headless, with --json and --html.
+// Benchtop runs `benchtop run db -P workloads/workloada` with threads
+// (0: none given, for --find-max-over in args), --find-max cond and args,
+// headless, with --json and --html.
 func Benchtop(t *testing.T, db string, threads int, cond string, args ...string) *Run {
 	t.Helper()
 	dir := t.TempDir()
 	r := &Run{HTMLPath: filepath.Join(dir, "run.html")}
-	args = append([]string{"run", db, "-P", Workload("workloada"), "-threads", fmt.Sprint(threads),
-		"--find-max", cond, "--json", filepath.Join(dir, "run.json"), "--html", r.HTMLPath}, args...)
+	head := []string{"run", db, "-P", Workload("workloada")}
+	if threads > 0 { // 0: --find-max-over in args sets them
+		head = append(head, "-threads", fmt.Sprint(threads))
+	}
+	args = append(append(head, "--find-max", cond, "--json", filepath.Join(dir, "run.json"), "--html", r.HTMLPath), args...)
 	var out, errb syncBuffer
 	r.Code = cli.Main(args, os.Stdin, &out, &errb, nil)
 	r.Stdout, r.Stderr = out.String(), errb.String()
