@@ -26,11 +26,12 @@ type bracket struct {
 	drops   int // paced probes that failed with no pass yet
 	climbs  int // targets asked above the unlimited probe's rate
 	probes  []*probe
-	// threadTest is the deciding failure asked again with twice the
-	// threads (nil: not asked); atOnce says why the first probes
+	// threadTest is the deciding failure (tested) asked again with
+	// twice the threads (nil: not asked); atOnce says why the first probes
 	// showed the threads as the limit ("": they did not); unheld why
 	// the answer was not held when no hold ran ("": unknown).
 	threadTest *probe
+	tested     *probe // the failure it asked again
 	atOnce     string
 	unheld     string
 	outcome    string

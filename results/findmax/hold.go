@@ -89,6 +89,7 @@ func (s *Search) testThreads(snap *engine.Snapshot) bool {
 	if base <= 0 || n <= base {
 		return false
 	}
+	b.tested = hi
 	s.ask(hi.TargetOpsSec, n, snap)
 	s.cur.Role = ThreadTest
 	return true

@@ -41,8 +41,9 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 		add(ReasonThreads, "%s", b.atOnce)
 	case wakeup:
 	case tt != nil && tt.Outcome == Pass:
+		f := b.tested
 		add(ReasonThreads, "%s failed with %d threads (busy %.0f %% by Little's law) and passed with %d (%s): the threads were the limit; more threads would go further",
-			rateText(tt.TargetOpsSec), hi.Threads, 100*hi.ThreadsBusy, tt.Threads, figures(tt))
+			rateText(tt.TargetOpsSec), f.Threads, 100*f.ThreadsBusy, tt.Threads, figures(tt))
 	case u != nil && u.Outcome == Pass && !hasKind(out, ReasonClient) && b.heldAt(u) && len(spec.Threads) > 0:
 		add(ReasonThreads, "the unlimited probe passed (%s with all %d threads busy) and the database's latency held (mean %s): the threads were the limit; more threads would go further",
 			rateText(u.GoodputOpsSec), u.Threads, fmtUS(u.serviceUS()))
