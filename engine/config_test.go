@@ -52,7 +52,7 @@ func TestDoTransactionsFalseLoads(t *testing.T) {
 	cfg := testConfig(t, "run", map[string]string{"recordcount": "300", "dotransactions": "false"})
 	db := &fakeDB{}
 	r, done, _, _ := startRunner(t, cfg, db)
-	res := waitResults(t, done, time.Minute)
+	res := waitResults(t, done)
 	if len(res) != 1 || res[0].Phase != PhaseLoad || db.inserts.Load() != 300 || db.reads.Load() != 0 {
 		t.Errorf("phases %d (%v), inserts %d, reads %d; want one load phase of 300 inserts", len(res), res[0].Phase, db.inserts.Load(), db.reads.Load())
 	}

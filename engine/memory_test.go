@@ -27,7 +27,7 @@ func TestHistogramsStayWithBusyRecorders(t *testing.T) {
 		p.drain(false)
 	}
 	r.Stop()
-	waitResults(t, done, 30*time.Second)
+	waitResults(t, done)
 	busy, total := 0, 0
 	for _, rec := range p.pool.recorders {
 		if n := rec.Allocated(); n > 0 {

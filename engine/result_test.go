@@ -27,7 +27,7 @@ func TestResultCleanupGCAndUnits(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	r.Stop()
-	res := waitResults(t, done, 30*time.Second)
+	res := waitResults(t, done)
 	last := res[len(res)-1]
 	if last.Cleanup == nil || last.Cleanup.TotalCount() != 3 {
 		t.Errorf("cleanups: %v, want 3 (one per worker)", last.Cleanup)
