@@ -120,7 +120,7 @@ func startRunner(t *testing.T, cfg *Config, db adapters.DB) (*Runner, chan []*Ph
 	}()
 	select {
 	case <-started:
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangAfter):
 		t.Fatal("the phase did not start")
 	}
 	return r, done, &snaps, &mu

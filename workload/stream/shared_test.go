@@ -330,16 +330,16 @@ func TestSharedStreamFollowsGrowth(t *testing.T) {
 			if c.from != 2 || c.to != 5 || !strings.Contains(c.why, "another member") {
 				t.Errorf("the runner was told %+v", c)
 			}
-		case <-time.After(5 * time.Second):
-			t.Error("the growth was not followed within 5 s")
+		case <-time.After(time.Minute):
+			t.Error("the growth was not followed within a minute")
 		}
 		select {
 		case what := <-later:
 			if !strings.HasPrefix(what, "5 the consumer group gave all 5 partitions a consumer") {
 				t.Errorf("the runner was told %q of the rebalance", what)
 			}
-		case <-time.After(5 * time.Second):
-			t.Error("the rebalance was not told within 5 s")
+		case <-time.After(time.Minute):
+			t.Error("the rebalance was not told within a minute")
 		}
 	})
 	if s.PartitionsFinal != 5 || s.Verdict != VerdictComplete || s.Lost != 0 || s.Duplicated != 0 || s.OutOfOrder != 0 {

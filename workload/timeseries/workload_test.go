@@ -76,7 +76,7 @@ func runWatched(t *testing.T, db adapters.DB, props map[string]string, watch fun
 	}()
 	select {
 	case <-started:
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("the phase did not start")
 	}
 	if during != nil {
