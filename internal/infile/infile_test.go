@@ -27,39 +27,44 @@ func TestFIFOWithNoWriter(t *testing.T) {
 	}
 }
 
-// A FIFO whose writer waits to open it is read whole, as a pipe from
-// process substitution is.
+// A FIFO with a writer is read whole, as a pipe from process
+// substitution is, whether its writer has written yet or not.
 func TestFIFOWithAWriter(t *testing.T) {
 	t.Parallel()
 	p := fifo(t)
-	done := make(chan error, 1)
+	w := writer(t, p)
 	go func() {
-		w, err := os.OpenFile(p, os.O_WRONLY, 0) // blocks until the reader opens
-		if err == nil {
-			_, err = w.WriteString("recordcount=10\n")
-			w.Close()
-		}
-		done <- err
+		w.WriteString("recordcount=10\n")
+		w.Close()
 	}()
-	// The writer may not be in open(2) yet: a FIFO with no writer so far
-	// is refused, so wait for it to count as one.
-	var b []byte
-	for {
-		var err error
-		b, err = ReadFile(p)
-		if !errors.Is(err, ErrNoWriter) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
-	if err := <-done; err != nil {
+	b, err := ReadFile(p)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if string(b) != "recordcount=10\n" {
 		t.Fatalf("read %q", b)
 	}
+}
+
+// writer opens the FIFO p for writing without waiting: a reader of the
+// test's own holds it open (and reads nothing) until the test ends, so
+// that the writer's open returns at once and its bytes stay in the FIFO
+// until ReadFile reads them, in whatever order the two come. (A writer
+// that waited in open(2) for ReadFile's reader could be let through by
+// one ReadFile that then refused the FIFO, and write to no reader: CI
+// run 26 hung there for 10 minutes.)
+func writer(t *testing.T, p string) *os.File {
+	t.Helper()
+	keep, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { keep.Close() })
+	w, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
 
 // A pipe with a writer (what <(cat FILE) hands over as /dev/fd/N) is
