@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"benchtop/engine"
 	"benchtop/engine/measure"
 	"benchtop/results/ci"
@@ -158,7 +160,7 @@ func (p *probe) add(set *measure.Set, secs float64, c clientState, conds []thres
 // gather its evidence in it is judged on what it has (its percentiles'
 // intervals), at MinIntervals or when time is up.
 func (p *probe) evaluate(conds []thresholds.Threshold, names []string, left time.Duration) string {
-	src := source{set: p.set, names: names, secs: p.secs, paced: p.paced()}
+	src := source{set: p.set, names: names, secs: p.secs, paced: p.paced(), memo: map[histKey]*hdr.Histogram{}}
 	p.judged = judge(conds, src)
 	p.intervals(conds, src)
 	p.fill(src)
