@@ -52,7 +52,9 @@ func (s *Search) threadsAtOnce(snap *engine.Snapshot) bool {
 		return false
 	}
 	u, p := b.unlimited, paced[0]
-	if u.ThreadsBusy < allBusy || u.serviceUS() <= 0 || p.serviceUS() <= 0 ||
+	// A saturated client keeps its threads busy too: its CPU, not their
+	// number, is then the limit (reasons: "the client saturated").
+	if u.ClientSaturated || u.ThreadsBusy < allBusy || u.serviceUS() <= 0 || p.serviceUS() <= 0 ||
 		u.serviceUS() > heldLatency*p.serviceUS() || p.serviceUS() > heldLatency*u.serviceUS() {
 		return false
 	}
@@ -78,8 +80,8 @@ func (s *Search) threadsAtOnce(snap *engine.Snapshot) bool {
 func (s *Search) testThreads(snap *engine.Snapshot) bool {
 	b := s.b
 	hi := b.hi
-	if len(s.spec.Threads) > 0 || b.threadTest != nil || hi == nil || !hi.paced() || hi.Outcome != Fail {
-		return false
+	if len(s.spec.Threads) > 0 || b.threadTest != nil || hi == nil || !hi.paced() || hi.Outcome != Fail || hi.ClientSaturated {
+		return false // a saturated client is the limit named: more threads would only crowd it
 	}
 	if hi.ThreadsBusy < testBusy && !waitedForThread(hi) {
 		return false

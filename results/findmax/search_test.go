@@ -395,6 +395,23 @@ func TestClientSaturated(t *testing.T) {
 	if r = f.run(500); r.Trusted || !hasKind(r.Reasons, ReasonClient) || !strings.Contains(r.Reasons[0].Text, "another load") {
 		t.Fatalf("full host: trusted %v, reasons %v", r.Trusted, r.Reasons)
 	}
+	// A saturated client keeps every thread busy with the database's
+	// latency held: the client is named, not the threads, and the
+	// search does not stop at its first probes.
+	few := func(target float64, n int) outcome {
+		most := float64(n) / 0.010
+		if target <= 0 || target >= most {
+			return outcome{ok: most, intended: time.Second, service: 10 * time.Millisecond}
+		}
+		return outcome{ok: target, intended: time.Duration(10e6 / (1 - target/most)), service: 10 * time.Millisecond}
+	}
+	stop := conds(t, "p99<50ms")
+	stop.StopOnThreads = true
+	f = newFakeRun(t, stop, 8, few)
+	f.host = host.Sample{Cores: 2, CPUTotal: 99, ProcCPU: 196}
+	if r = f.run(1000); hasKind(r.Reasons, ReasonThreads) || !hasKind(r.Reasons, ReasonClient) {
+		t.Fatalf("saturated client with few threads: reasons %v", r.Reasons)
+	}
 	// A host with room left is not the client's limit.
 	f = newFakeRun(t, spec, 1000, queueing(10_000, 2*time.Millisecond))
 	f.host = host.Sample{Cores: 2, CPUTotal: 80, ProcCPU: 20}
