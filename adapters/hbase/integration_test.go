@@ -208,8 +208,10 @@ func TestManyWorkers(t *testing.T) {
 	// A generous call timeout: the point is that 1024 workers each get a
 	// connection and an answer, not how fast a 2-core box shared with the
 	// rest of the suite serves them (30 s timed out in CI while other
-	// packages' tests ran beside it).
-	db := openTestServer(t, PropTimeout, "3m")
+	// packages' tests ran beside it); and a generous connect timeout, for
+	// the same reason (CI run 30: dials timed out at the default 5 s,
+	// 32 at a time, the gateway slow to accept on a crowded machine).
+	db := openTestServer(t, PropTimeout, "3m", PropConnectTimeout, "1m")
 	ctx := t.Context()
 	key := testKey(t, "many")
 	if err := db.Insert(ctx, "usertable", key, []adapters.Field{{Name: "f0", Value: []byte("v")}}); err != nil {
