@@ -257,6 +257,18 @@ func (s *Search) feed(p *probe, snap *engine.Snapshot) {
 		if v == "" {
 			return
 		}
+		if v == Undecided && p.Role == Hold {
+			// Its estimate passes, its interval holds the bound: no
+			// evidence that the answer fails, none that it holds. The
+			// answer stands, untrusted (unheldText), and the search
+			// does not step down on noise.
+			p.Outcome, p.EndS = Undecided, snap.Elapsed.Seconds()
+			s.cur = nil
+			s.b.record(p, s.spec)
+			s.say("find-max probe " + rundata.ProbeLine(p.Probe))
+			s.advance(snap)
+			return
+		}
 		if v == Undecided {
 			if !p.retry && p.capped == "" && p.Role != Hold {
 				// Asked again once: the same target, a fresh probe.
