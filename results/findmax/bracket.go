@@ -118,9 +118,13 @@ func (b *bracket) bound() {
 }
 
 // heldBy is the hold that passed at lo's target (nil: none).
-func (b *bracket) heldBy() *probe {
+func (b *bracket) heldBy() *probe { return b.holdAt(Pass) }
+
+// holdAt is the hold at lo's target with outcome (nil: none, or no lo).
+// A target is held once: a failed hold moves lo below it.
+func (b *bracket) holdAt(outcome string) *probe {
 	for _, q := range b.probes {
-		if q.Role == Hold && q.Outcome == Pass && b.lo != nil && q.TargetOpsSec == b.lo.TargetOpsSec {
+		if q.Role == Hold && q.Outcome == outcome && b.lo != nil && q.TargetOpsSec == b.lo.TargetOpsSec {
 			return q
 		}
 	}

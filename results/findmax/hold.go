@@ -105,7 +105,7 @@ func (s *Search) testThreads(snap *engine.Snapshot) bool {
 func (s *Search) hold(snap *engine.Snapshot) bool {
 	b := s.b
 	lo := b.lo
-	if lo == nil || b.heldBy() != nil || b.holdUndecided() != nil || b.threadsLimited() {
+	if lo == nil || b.heldBy() != nil || b.holdAt(Undecided) != nil || b.threadsLimited() {
 		return false
 	}
 	want := max(holdIntervals*snap.Interval.Seconds(), holdProbes*lo.SteadyS)
@@ -137,13 +137,11 @@ func (b *bracket) unheldText() string {
 		}
 		return ""
 	}
-	if h := b.holdUndecided(); h != nil {
+	if h := b.holdAt(Undecided); h != nil {
 		return fmt.Sprintf("the hold of %s was undecided over %.0f s (%s)", rateText(h.TargetOpsSec), h.SteadyS, h.Decided)
 	}
-	for i := len(b.probes) - 1; i >= 0; i-- {
-		if q := b.probes[i]; q.Role == Hold && q.Outcome == Unjudged && q.TargetOpsSec == b.lo.TargetOpsSec {
-			return fmt.Sprintf("%s during the hold of %s (%.0f s of %.0f s held)", b.endedText(), rateText(q.TargetOpsSec), q.secs, max(q.minSecs, q.holdWant))
-		}
+	if q := b.holdAt(Unjudged); q != nil {
+		return fmt.Sprintf("%s during the hold of %s (%.0f s of %.0f s held)", b.endedText(), rateText(q.TargetOpsSec), q.secs, max(q.minSecs, q.holdWant))
 	}
 	if b.unheld != "" {
 		return b.unheld
@@ -160,15 +158,4 @@ func waitedForThread(p *probe) bool {
 		}
 	}
 	return false
-}
-
-// holdUndecided is the hold at lo's target whose percentile's interval
-// still held the bound at its end (nil: none).
-func (b *bracket) holdUndecided() *probe {
-	for _, q := range b.probes {
-		if q.Role == Hold && q.Outcome == Undecided && b.lo != nil && q.TargetOpsSec == b.lo.TargetOpsSec {
-			return q
-		}
-	}
-	return nil
 }

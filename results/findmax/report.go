@@ -53,10 +53,11 @@ func (b *bracket) answer(spec Spec, res Result) string {
 	var s string
 	switch res.Outcome {
 	case Answer:
-		s = "sustainable " + rateText(b.lo.TargetOpsSec) + " (" + figures(b.lo) + ")"
+		held, of := "", b.lo
 		if h := b.heldBy(); h != nil {
-			s = "sustainable " + rateText(b.lo.TargetOpsSec) + fmt.Sprintf(" (held %.0f s: ", h.SteadyS) + figures(h) + ")"
+			held, of = fmt.Sprintf("held %.0f s: ", h.SteadyS), h // the hold's figures: the longer evidence
 		}
+		s = "sustainable " + rateText(b.lo.TargetOpsSec) + " (" + held + figures(of) + ")"
 		if b.hi != nil {
 			s += "; " + failedText(b.hi)
 		}
