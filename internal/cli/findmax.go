@@ -4,6 +4,7 @@ package cli
 // run, its refusals, and the exit status its outcome gives.
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"strconv"
@@ -202,9 +203,11 @@ func reasonTexts(r *findmax.Report) string {
 // findMaxStatus is the exit status of the search's outcome (exitOK
 // without one), told on stderr: exitThresholds when no rate down to the
 // floor meets the conditions, exitUntrusted for an answer that cannot be
-// trusted (or none found in time). On the live screen the answer itself
+// trusted (or none found in time). prior is the status the run has
+// without the search: the line names the status the process ends with
+// when prior outranks the search's. On the live screen the answer itself
 // is said once the screen is down.
-func findMaxStatus(st *State, r *findmax.Report) int {
+func findMaxStatus(st *State, r *findmax.Report, prior int) int {
 	if r == nil {
 		return exitOK
 	}
@@ -213,11 +216,15 @@ func findMaxStatus(st *State, r *findmax.Report) int {
 	}
 	switch r.Status() {
 	case findmax.StatusNone:
+		what := "no rate down to the floor meets the conditions"
+		if r.UpperOpsSec <= 0 {
+			what = "no operation succeeded even unlimited: there is no rate to find"
+		}
 		why := ""
 		if len(r.Reasons) > 0 {
 			why = "; but " + reasonTexts(r)
 		}
-		st.tell("find-max: no rate down to the floor meets the conditions%s (exit status %d)", why, exitThresholds)
+		st.tell("find-max: %s%s (%s)", what, why, statusText(exitThresholds, prior))
 		return exitThresholds
 	case findmax.StatusUntrusted:
 		why := "no answer within the search"
@@ -227,8 +234,17 @@ func findMaxStatus(st *State, r *findmax.Report) int {
 				why = "no answer within the search; " + why
 			}
 		}
-		st.tell("find-max: the answer cannot be trusted: %s (exit status %d)", why, exitUntrusted)
+		st.tell("find-max: the answer cannot be trusted: %s (%s)", why, statusText(exitUntrusted, prior))
 		return exitUntrusted
 	}
 	return exitOK
+}
+
+// statusText is "exit status 99", or "exit status 1, before find-max's
+// 99" when prior outranks code.
+func statusText(code, prior int) string {
+	if w := exitStatus(prior, code); w != code {
+		return fmt.Sprintf("exit status %d, before find-max's %d", w, code)
+	}
+	return fmt.Sprintf("exit status %d", code)
 }

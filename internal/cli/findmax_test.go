@@ -56,3 +56,26 @@ func TestFindMaxRefused(t *testing.T) {
 		})
 	}
 }
+
+// A database on which every operation fails: the search ends after its
+// first probe's intervals, not its budget; stderr says there is no rate
+// to find, and that the run's failure (1) ranks before find-max's 99.
+func TestFindMaxNothingSucceeds(t *testing.T) {
+	t.Parallel()
+	o := runScenario(t, []string{"run", "sim", "-P", "../../workloads/workloada", "-p", "recordcount=100", "-p", "sim.errors=1",
+		"-p", "status.interval=100ms", "-threads", "2", "--find-max", "READ.p99<50ms", "--find-max-time", "10s", "--headless"})
+	if o.code != exitFailure {
+		t.Fatalf("exit %d, want %d\n%s", o.code, exitFailure, o.stderr)
+	}
+	for _, want := range []string{
+		"find-max probe 1: unlimited, 2 threads: fail (no operation succeeded: ",
+		"find-max: no operation succeeded even unlimited: there is no rate to find (exit status 1, before find-max's 99)",
+	} {
+		if !strings.Contains(o.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, o.stderr)
+		}
+	}
+	if strings.Count(o.stderr, "find-max probe ") != 1 {
+		t.Errorf("more than the unlimited probe:\n%s", o.stderr)
+	}
+}

@@ -230,7 +230,7 @@ func finishFleet(st *State, o *options, c *fleet.Coordinator, ex *output.Exports
 	if len(results) > 0 && thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
 		codes = append(codes, exitThresholds)
 	}
-	codes = append(codes, findMaxStatus(st, capacity)) // findmax.go
+	codes = append(codes, findMaxStatus(st, capacity, exitStatus(codes...))) // findmax.go
 	return exitStatus(codes...)
 }
 

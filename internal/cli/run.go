@@ -323,6 +323,6 @@ func runStatus(st *State, o *options, results []*engine.PhaseResult, info engine
 	if thresholdsCrossed(results, info, st.Stderr) { // thresholds.go
 		codes = append(codes, exitThresholds)
 	}
-	codes = append(codes, findMaxStatus(st, capacity)) // findmax.go
+	codes = append(codes, findMaxStatus(st, capacity, exitStatus(codes...))) // findmax.go
 	return exitStatus(codes...)
 }

@@ -181,6 +181,12 @@ func (p *probe) evaluate(conds []thresholds.Threshold, names []string, left time
 			all = false
 		}
 	}
+	if p.Errors > 0 && p.Errors == p.Operations {
+		// No latency will come to judge: every operation failed. No
+		// rate is sustained here (unlimited: there is no answer).
+		p.Decided = "no operation succeeded: " + units.Count(p.Errors) + " failed"
+		return Fail
+	}
 	if !p.held {
 		p.Decided = p.heldText
 		return Fail

@@ -591,6 +591,27 @@ func TestErrorsAtTheAnswer(t *testing.T) {
 	}
 }
 
+// A database on which every operation fails has no rate to find: the
+// unlimited probe says so once it has held its intervals, and the
+// search does not wait its budget out for latencies that never come.
+func TestNothingSucceeds(t *testing.T) {
+	t.Parallel()
+	model := func(float64, int) outcome { return outcome{failed: 500, service: time.Millisecond} }
+	spec := conds(t, "p99<10ms")
+	spec.Budget = 2 * time.Minute
+	f := newFakeRun(t, spec, 8, model)
+	r := f.run(int(spec.Budget/time.Second) + 5)
+	if r.Outcome != None || r.Answer != "no answer: no operation succeeded even unlimited" {
+		t.Fatalf("%s: %q", r.Outcome, r.Answer)
+	}
+	if n := len(r.Probes); n != 1 || !strings.Contains(r.Probes[0].Decided, "no operation succeeded") {
+		t.Fatalf("%d probes: %s", n, probeLines(r))
+	}
+	if f.elapsed > time.Duration(MinIntervals+3)*time.Second {
+		t.Fatalf("decided after %s", f.elapsed)
+	}
+}
+
 // A manual change of target voids the probe in progress and the search
 // asks for it again; a pause voids it and it starts again on resume.
 func TestManualChangeVoidsTheProbe(t *testing.T) {
