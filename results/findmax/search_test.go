@@ -610,6 +610,12 @@ func TestNothingSucceeds(t *testing.T) {
 	if f.elapsed > time.Duration(MinIntervals+3)*time.Second {
 		t.Fatalf("decided after %s", f.elapsed)
 	}
+	// A busy client makes no operation fail: it is no reason here.
+	f = newFakeRun(t, spec, 8, model)
+	f.host = host.Sample{Cores: 2, CPUTotal: 100, ProcCPU: 20}
+	if r = f.run(int(spec.Budget/time.Second) + 5); len(r.Reasons) != 0 || r.Answer != "no answer: no operation succeeded even unlimited" {
+		t.Fatalf("client busy: %q, reasons %v", r.Answer, r.Reasons)
+	}
 }
 
 // A manual change of target voids the probe in progress and the search
