@@ -83,7 +83,7 @@ func (b *bracket) record(p *probe, spec Spec) {
 		if b.floor <= 0 {
 			b.floor = spec.FloorShare * b.upper
 		}
-		if b.upper <= 0 {
+		if b.nothingSucceeded() {
 			b.outcome = None // nothing succeeded even unpaced
 		}
 	case p.Outcome == Pass && p.Role == "" && (b.lo == nil || p.TargetOpsSec > b.lo.TargetOpsSec):
@@ -116,6 +116,10 @@ func (b *bracket) bound() {
 		}
 	}
 }
+
+// nothingSucceeded reports whether no operation succeeded even in the
+// unlimited probe: there is no rate to find.
+func (b *bracket) nothingSucceeded() bool { return b.unlimited != nil && b.upper <= 0 }
 
 // heldBy is the hold that passed at lo's target (nil: none).
 func (b *bracket) heldBy() *probe { return b.holdAt(Pass) }

@@ -69,7 +69,7 @@ func (b *bracket) answer(spec Spec, res Result) string {
 			s += "; not trusted: " + strings.Join(why, ", ")
 		}
 	case None:
-		if b.upper <= 0 && b.unlimited != nil {
+		if b.nothingSucceeded() {
 			return "no answer: no operation succeeded even unlimited"
 		}
 		s = "no rate down to the floor (" + rateText(b.floor) + ") meets " + strings.Join(spec.Exprs(), ", ")

@@ -262,39 +262,38 @@ func (s *Search) feed(p *probe, snap *engine.Snapshot) {
 			// evidence that the answer fails, none that it holds. The
 			// answer stands, untrusted (unheldText), and the search
 			// does not step down on noise.
-			p.Outcome, p.EndS = Undecided, snap.Elapsed.Seconds()
-			s.cur = nil
-			s.b.record(p, s.spec)
-			s.say("find-max probe " + rundata.ProbeLine(p.Probe))
+			s.settle(p, Undecided, snap)
 			s.advance(snap)
 			return
 		}
 		if v == Undecided {
-			if !p.retry && p.capped == "" && p.Role != Hold {
-				// Asked again once: the same target, a fresh probe.
-				p.Outcome, p.EndS = Undecided, snap.Elapsed.Seconds()
-				s.cur = nil
-				s.b.record(p, s.spec)
-				s.say("find-max probe " + rundata.ProbeLine(p.Probe))
-				s.ask(p.TargetOpsSec, s.b.threads, snap)
+			if !p.retry && p.capped == "" {
+				// Asked again once: the same target and threads, a
+				// fresh probe.
+				s.settle(p, Undecided, snap)
+				s.ask(p.TargetOpsSec, p.Threads, snap)
 				s.cur.retry, s.cur.Role = true, p.Role
 				return
 			}
 			v = Fail
-			if p.Role != "" {
-				p.Decided = "undecided, counted a fail: " + strings.TrimPrefix(p.Decided, "undecided: ")
-			} else if p.capped != "" {
-				p.Decided = "undecided, counted a fail: " + strings.TrimPrefix(p.Decided, "undecided: ") + "; " + p.capped
+			why := strings.TrimPrefix(p.Decided, "undecided: ")
+			if p.capped != "" {
+				p.Decided = "undecided, counted a fail: " + why + "; " + p.capped
 			} else {
-				p.Decided = "undecided twice, counted a fail: " + strings.TrimPrefix(p.Decided, "undecided: ")
+				p.Decided = "undecided twice, counted a fail: " + why
 			}
 		}
-		p.Outcome, p.EndS = v, snap.Elapsed.Seconds()
-		s.cur = nil
-		s.b.record(p, s.spec)
-		s.say("find-max probe " + rundata.ProbeLine(p.Probe))
+		s.settle(p, v, snap)
 		s.advance(snap)
 	}
+}
+
+// settle gives p its outcome v, takes it into the bracket and says it.
+func (s *Search) settle(p *probe, v string, snap *engine.Snapshot) {
+	p.Outcome, p.EndS = v, snap.Elapsed.Seconds()
+	s.cur = nil
+	s.b.record(p, s.spec)
+	s.say("find-max probe " + rundata.ProbeLine(p.Probe))
 }
 
 // advance asks for the next probe, or the next thread count's search,

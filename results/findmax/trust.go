@@ -19,7 +19,7 @@ func (b *bracket) reasons(spec Spec, hasErrors bool) []Reason {
 	add := func(kind, format string, a ...any) {
 		out = append(out, Reason{Kind: kind, Text: fmt.Sprintf(format, a...)})
 	}
-	if b.outcome == None && b.upper <= 0 && b.unlimited != nil {
+	if b.nothingSucceeded() {
 		// Every operation failed even unlimited: the errors and their
 		// causes (in the run's report) say why; a busy client or a
 		// loopback server makes no operation fail.
