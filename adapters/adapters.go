@@ -312,8 +312,14 @@ type Driver struct {
 	StrictKeys bool
 	// Open connects. It returns a *ConfigError (possibly wrapped) for bad
 	// properties, any other error for a failure to connect; the error text
-	// must not contain secrets. ctx bounds the time spent connecting.
+	// must not contain secrets. ctx bounds the time spent connecting:
+	// DefaultOpenTimeout, or OpenTimeout's answer when that is longer.
 	Open func(ctx context.Context, props Properties) (DB, error)
+	// OpenTimeout, when set, returns how long Open may take with these
+	// properties when that is more than DefaultOpenTimeout: an Open that
+	// creates a table waits for the database's DDL (HBase pre-splitting
+	// a table on a busy cluster). Zero: DefaultOpenTimeout.
+	OpenTimeout func(props Properties) time.Duration
 	// Notes, when set, returns lines about names the adapter accepts but
 	// does not honour as YCSB does (YCSB's db.driver, a JDBC fetch size),
 	// each a whole line such as "warning: jdbc.fetchsize=10 has no effect
@@ -429,6 +435,20 @@ func Open(ctx context.Context, name string, props Properties) (DB, error) {
 		return nil, &ConfigError{Key: "database", Value: name, Allowed: strings.Join(Names(), ", ")}
 	}
 	return d.Open(ctx, props)
+}
+
+// DefaultOpenTimeout bounds an adapter's Open unless its driver asks for
+// longer (Driver.OpenTimeout).
+const DefaultOpenTimeout = 30 * time.Second
+
+// OpenTimeout returns how long the named adapter's Open may take with
+// props: DefaultOpenTimeout, or the driver's own bound when longer.
+func OpenTimeout(name string, props Properties) time.Duration {
+	d, ok := Lookup(name)
+	if !ok || d.OpenTimeout == nil {
+		return DefaultOpenTimeout
+	}
+	return max(DefaultOpenTimeout, d.OpenTimeout(props))
 }
 
 // MaskURL returns s with any password (user:password@) replaced by ****,

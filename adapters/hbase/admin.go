@@ -6,7 +6,9 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"time"
 
+	"benchtop/adapters"
 	"benchtop/adapters/hbase/thrift2"
 )
 
@@ -57,9 +59,30 @@ func shareBelow(q int64, digits int) float64 {
 	return n / top
 }
 
+// createTableWait is the least time the creation of a table may take: the
+// gateway's call returns once HBase's master has created and assigned
+// every region, which on a busy cluster (or a master queueing other
+// tables' creation) takes longer than an operation's 30 s. HBase's own
+// client waits up to 10 minutes (hbase.client.sync.wait.timeout.msec).
+const createTableWait = 5 * time.Minute
+
+// createTimeout is how long the creation of a table may take:
+// createTableWait, or hbase.thrift.timeout when that is longer.
+func (c Config) createTimeout() time.Duration { return max(createTableWait, c.Timeout) }
+
+// openTimeout is the driver's bound on Open (adapters.Driver.OpenTimeout):
+// longer than the default only when Open creates the table.
+func openTimeout(props adapters.Properties) time.Duration {
+	cfg, err := ParseConfig(props)
+	if err != nil || !cfg.CreateTable {
+		return 0
+	}
+	return adapters.DefaultOpenTimeout + cfg.createTimeout()
+}
+
 // CreateTable creates table with the adapter's column family, pre-split
 // into regions regions (SplitKeys), unless it exists. Creation is
-// synchronous in the gateway.
+// synchronous in the gateway, and may take Config.createTimeout.
 func (db *DB) CreateTable(ctx context.Context, table string, regions int) error {
 	name := tableName(table)
 	var exists bool
@@ -78,7 +101,7 @@ func (db *DB) CreateTable(ctx context.Context, table string, regions int) error 
 		TableName: name,
 		Columns:   []*thrift2.TColumnFamilyDescriptor{{Name: db.family}},
 	}
-	err = db.call(ctx, func(ctx context.Context, c *thrift2.THBaseServiceClient) error {
+	err = db.callWithin(ctx, db.cfg.createTimeout(), func(ctx context.Context, c *thrift2.THBaseServiceClient) error {
 		return c.CreateTable(ctx, desc, SplitKeys(regions))
 	})
 	if err != nil {

@@ -46,6 +46,29 @@ func TestParseConfigValues(t *testing.T) {
 	}
 }
 
+// Creating the table may outlast the default open bound and an
+// operation's timeout (CI: an 8-region table not created in 30 s).
+func TestCreateTableBounds(t *testing.T) {
+	for _, c := range []struct {
+		props  adapters.Properties
+		create time.Duration // Config.createTimeout
+		open   time.Duration // the driver's open bound; 0: the default
+	}{
+		{adapters.Properties{PropColumnFamily: "f"}, 5 * time.Minute, 0},
+		{adapters.Properties{PropColumnFamily: "f", PropCreateTable: "true"}, 5 * time.Minute, 5*time.Minute + adapters.DefaultOpenTimeout},
+		{adapters.Properties{PropColumnFamily: "f", PropCreateTable: "true", PropTimeout: "10m"}, 10 * time.Minute, 10*time.Minute + adapters.DefaultOpenTimeout},
+		{adapters.Properties{PropColumnFamily: "f", PropCreateTable: "maybe"}, 0, 0}, // refused by Open
+	} {
+		cfg, _ := ParseConfig(c.props)
+		if got := openTimeout(c.props); got != c.open || (c.create > 0 && cfg.createTimeout() != c.create) {
+			t.Errorf("%v: open bound %v, creation %v; want %v and %v", c.props, got, cfg.createTimeout(), c.open, c.create)
+		}
+	}
+	if got := adapters.OpenTimeout("hbase", adapters.Properties{PropColumnFamily: "f", PropCreateTable: "true"}); got != 5*time.Minute+adapters.DefaultOpenTimeout {
+		t.Errorf("registry's open bound for hbase.createtable=true: %v", got)
+	}
+}
+
 func TestStrictUpdateFollowsDataIntegrity(t *testing.T) {
 	for _, tc := range []struct {
 		props adapters.Properties

@@ -43,6 +43,7 @@ func init() {
 		Open: func(ctx context.Context, props adapters.Properties) (adapters.DB, error) {
 			return Open(ctx, props)
 		},
+		OpenTimeout: openTimeout,
 	})
 }
 

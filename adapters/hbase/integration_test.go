@@ -27,7 +27,7 @@ func openTestServer(t testing.TB, extra ...string) *DB {
 	for i := 0; i+1 < len(extra); i += 2 {
 		props[extra[i]] = extra[i+1]
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), adapters.OpenTimeout("hbase", props)) // a table's creation waits longer
 	defer cancel()
 	db, err := Open(ctx, props)
 	if err != nil {

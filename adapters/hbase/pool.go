@@ -198,11 +198,17 @@ var longAgo = time.Unix(1, 0)
 // when the call ended cleanly: with a result, or with an exception the
 // gateway sent in full (TIOError, TIllegalArgument).
 func (db *DB) call(ctx context.Context, fn func(ctx context.Context, c *thrift2.THBaseServiceClient) error) error {
+	return db.callWithin(ctx, db.cfg.Timeout, fn)
+}
+
+// callWithin is call with limit in place of hbase.thrift.timeout: the
+// table's creation waits longer than an operation (createTableWait).
+func (db *DB) callWithin(ctx context.Context, limit time.Duration, fn func(ctx context.Context, c *thrift2.THBaseServiceClient) error) error {
 	c, err := db.pool.get(ctx)
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(db.cfg.Timeout)
+	deadline := time.Now().Add(limit)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}

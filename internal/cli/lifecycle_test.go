@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,7 +105,40 @@ func registerTestAdapters() {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}})
+		// test-bound fails to open, saying how long it was given: 2 hours
+		// with -p test.slow=true (its OpenTimeout), the default otherwise.
+		adapters.Register(adapters.Driver{Name: "test-bound", Description: "test: tells its open bound", Prefixes: []string{"test."},
+			OpenTimeout: func(p adapters.Properties) time.Duration {
+				if p["test.slow"] == "true" {
+					return 2 * time.Hour
+				}
+				return 0
+			},
+			Open: func(ctx context.Context, _ adapters.Properties) (adapters.DB, error) {
+				d, _ := ctx.Deadline()
+				return nil, fmt.Errorf("given %v", time.Until(d).Round(time.Second))
+			}})
 	})
+}
+
+// The open bound is the driver's when it asks for longer than the
+// default: HBase creating a pre-split table on a busy host outlasted 30 s.
+func TestOpenBoundIsTheDrivers(t *testing.T) {
+	t.Parallel()
+	registerTestAdapters()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "given 30s"},
+		{[]string{"-p", "test.slow=true"}, "given 2h0m0s"},
+	} {
+		var out, errb syncBuffer
+		code := runWithSignals(append([]string{"run", "test-bound", "--headless"}, c.args...), &out, &errb, make(chan os.Signal))
+		if code != exitFailure || !strings.Contains(errb.String(), "test-bound: cannot open: "+c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", c.args, code, errb.String(), c.want)
+		}
+	}
 }
 
 // resetTestDB forgets the last test adapter opened.
@@ -192,7 +226,7 @@ func TestSignalDuringOpen(t *testing.T) {
 	var code int
 	select {
 	case code = <-done:
-	case <-time.After(openTimeout / 2):
+	case <-time.After(adapters.DefaultOpenTimeout / 2):
 		t.Fatal("the signal did not cancel the connect")
 	}
 	if code != 130 {

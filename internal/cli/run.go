@@ -5,7 +5,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"time"
 
 	"benchtop/adapters"
 	"benchtop/engine"
@@ -16,9 +15,6 @@ import (
 	"benchtop/results/steps"
 	"benchtop/tui/attach"
 )
-
-// openTimeout bounds an adapter's connect.
-const openTimeout = 30 * time.Second
 
 // plan is a run ready to start.
 type plan struct {
@@ -133,10 +129,11 @@ func localRun(st *State, o *options) int {
 	return code
 }
 
-// openAdapter connects to the database; a signal cancels the connect.
-// It returns nil and the exit status when there is no database to run on.
+// openAdapter connects to the database within the adapter's open bound
+// (adapters.OpenTimeout); a signal cancels the connect. It returns nil and
+// the exit status when there is no database to run on.
 func openAdapter(st *State, o *options) (adapters.DB, int) {
-	ctx, cancel := context.WithTimeout(st.ctx(), openTimeout)
+	ctx, cancel := context.WithTimeout(st.ctx(), adapters.OpenTimeout(o.DB, adapters.Properties(o.Props)))
 	db, err := adapters.Open(ctx, o.DB, adapters.Properties(o.Props))
 	cancel()
 	if st.signalled() != nil {
