@@ -61,7 +61,19 @@ func init() {
 		Keys:        append(knownProps[:len(knownProps):len(knownProps)], PropTable),
 		StrictKeys:  true,
 		Open:        Open,
+		OpenTimeout: openTimeout,
 	})
+}
+
+// openTimeout is the driver's bound on Open (adapters.Driver.OpenTimeout):
+// the default and dynamodb.createTableTimeout, which Open may spend
+// waiting for a table to become ACTIVE.
+func openTimeout(props adapters.Properties) time.Duration {
+	s, err := parseSettings(props)
+	if err != nil {
+		return 0
+	}
+	return adapters.DefaultOpenTimeout + s.tableTimeout
 }
 
 // DB is a DynamoDB-API adapter. It implements adapters.DB,

@@ -34,6 +34,23 @@ func TestSettingsDefaults(t *testing.T) {
 	}
 }
 
+// The command's open bound covers the wait for a table to become ACTIVE
+// (it cut the documented 2 minutes to 30 s).
+func TestOpenBoundCoversTheTableWait(t *testing.T) {
+	for _, c := range []struct {
+		props adapters.Properties
+		want  time.Duration
+	}{
+		{adapters.Properties{}, adapters.DefaultOpenTimeout + 2*time.Minute},
+		{adapters.Properties{PropTableTimeout: "10m"}, adapters.DefaultOpenTimeout + 10*time.Minute},
+		{adapters.Properties{PropTableTimeout: "soon"}, adapters.DefaultOpenTimeout}, // refused by Open
+	} {
+		if got := adapters.OpenTimeout("dynamodb", c.props); got != c.want {
+			t.Errorf("%v: open bound %v, want %v", c.props, got, c.want)
+		}
+	}
+}
+
 func TestSettingsGiven(t *testing.T) {
 	s, err := parseSettings(adapters.Properties{
 		"table":                       "bench",
