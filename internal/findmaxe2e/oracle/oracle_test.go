@@ -102,7 +102,7 @@ func TestFindMaxOracle(t *testing.T) {
 			}
 			r.SameAnswer(t)
 			if _, lo, _ := r.CheckOracle(t, 0.99, bound, r.Capacity.Precision); lo == 0 {
-				t.Skipf("the machine added half the bound or more to the model's p99: too loaded to check the answer from below")
+				t.Skipf("the machine added half the bound or more to the model's p99, or another load shared the cores: too loaded to check the answer from below")
 			}
 		})
 	}
@@ -125,6 +125,7 @@ func TestFindMaxTwoSLOs(t *testing.T) {
 	bounds := []time.Duration{700 * time.Millisecond, 1000 * time.Millisecond}
 	got, lo, hi := make([]float64, 2), make([]float64, 2), make([]float64, 2)
 	var precision float64
+	crowded := false
 	var mu sync.Mutex
 	t.Run("slos", func(t *testing.T) {
 		for i, long := range bounds {
@@ -161,6 +162,7 @@ func TestFindMaxTwoSLOs(t *testing.T) {
 				got[i], lo[i], hi[i] = r.CheckOracle(t, 0.99, b, r.Capacity.Precision)
 				mu.Lock()
 				precision = max(precision, r.Capacity.Precision)
+				crowded = crowded || r.Crowded()
 				mu.Unlock()
 			})
 		}
@@ -168,6 +170,12 @@ func TestFindMaxTwoSLOs(t *testing.T) {
 	t.Logf("answers %.0f and %.0f; the model's %.0f-%.0f and %.0f-%.0f", got[0], got[1], lo[0], hi[0], lo[1], hi[1])
 	if got[0] == 0 || got[1] == 0 {
 		t.FailNow()
+	}
+	if crowded {
+		// An answer may be the client's limit (CI: 1,070 under the
+		// tighter bound, 605 under the looser one, every probe of the
+		// second "client saturated"): the gain says nothing of the bound.
+		t.Skipf("another load shared the cores: an answer may be the client's limit, not the bound's")
 	}
 	// The looser bound goes further: by more than the search's own
 	// resolution, its precision (a search ignoring the bound gives one
