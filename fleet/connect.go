@@ -198,6 +198,10 @@ func (c *Coordinator) callOff(why error) {
 // coordinator.
 const busyReason = "busy: running for coordinator "
 
+// handshakeWait bounds an agent's handshake beside the time its adapter
+// may take to open (adapters.OpenTimeout): 2 minutes in all by default.
+const handshakeWait = 90 * time.Second
+
 // busyGrace is how long a coordinator keeps asking an agent that says it
 // is busy: an agent frees itself when it sees its last coordinator's
 // connection close, which on a loaded machine can come after a new
@@ -237,7 +241,7 @@ func (c *Coordinator) connect(ctx context.Context, ep Endpoint, i int, hash stri
 	// Nothing may hang the start: the whole handshake has a deadline.
 	stop := context.AfterFunc(ctx, func() { rw.Close() })
 	defer stop()
-	timer := time.AfterFunc(2*time.Minute, func() { rw.Close() })
+	timer := time.AfterFunc(handshakeWait+adapters.OpenTimeout(c.cfg.Config.DB, adapters.Properties(c.cfg.Props)), func() { rw.Close() })
 	defer timer.Stop()
 
 	if err := c.expectHello(ctx, ep, rw, conn, &a.hello); err != nil {

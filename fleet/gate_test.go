@@ -1,9 +1,12 @@
 package fleet
 
 import (
+	"benchtop/adapters"
+	"benchtop/engine"
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -273,6 +276,43 @@ func waitFor(cond func() bool) bool {
 		}
 	}
 	return cond()
+}
+
+// boundTestAdapter fails to open, saying how long it was given: 2 hours
+// with fleettest.slow=true (its OpenTimeout), the default otherwise.
+const boundTestAdapter = "fleettest-bound"
+
+func init() {
+	adapters.Register(adapters.Driver{Name: boundTestAdapter, Description: "test: tells its open bound", Prefixes: []string{"fleettest."},
+		OpenTimeout: func(p adapters.Properties) time.Duration {
+			if p["fleettest.slow"] == "true" {
+				return 2 * time.Hour
+			}
+			return 0
+		},
+		Open: func(ctx context.Context, _ adapters.Properties) (adapters.DB, error) {
+			d, _ := ctx.Deadline()
+			return nil, fmt.Errorf("given %v", time.Until(d).Round(time.Second))
+		}})
+}
+
+// An agent opens its adapter within the driver's bound, as a process
+// does (an HBase table's creation outlasted a fixed 30 s).
+func TestAgentOpenBoundIsTheDrivers(t *testing.T) {
+	t.Parallel()
+	addr, _ := serveAgent(t, AgentConfig{}, nil)
+	for _, c := range []struct{ slow, want string }{{"false", "given 30s"}, {"true", "given 2h0m0s"}} {
+		props := map[string]string{"recordcount": "10", "operationcount": "10", "fleettest.slow": c.slow}
+		cfg, _, err := engine.NewConfig("run", boundTestAdapter, props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Connect(context.Background(), CoordConfig{Config: cfg, Props: props, Token: testToken, Agents: []Endpoint{TCPEndpoint("a", addr, nil)}})
+		var re *RefusedError
+		if !errors.As(err, &re) || !strings.Contains(re.Reason, "cannot open: "+c.want) {
+			t.Errorf("fleettest.slow=%s: %v, want a refusal saying %q", c.slow, err, c.want)
+		}
+	}
 }
 
 // An agent whose adapter refuses the run's input (its memory store's load
