@@ -74,10 +74,14 @@ tmux send-keys -t "$session" BSpace
 tmux send-keys -t "$session" -l '7'
 wait_for '✓ enter applies' 8 || fail "': threads 7' not accepted as typed"
 tmux send-keys -t "$session" Enter
-wait_for 'Threads 7( |$)' 10 || fail "': threads 7' did not set Threads 7"
+# A value set shows once a snapshot reports it. Under the race detector on
+# a host the other lanes fill, the screen once drew fewer than 3 snapshots
+# in 10 s ("Target unlimited→50.0K": asked, accepted, not yet reported), so
+# these waits allow 30 s; they end as soon as the value shows.
+wait_for 'Threads 7( |$)' 30 || fail "': threads 7' did not set Threads 7"
 tmux send-keys -t "$session" -l ':target 50k'
 tmux send-keys -t "$session" Enter
-wait_for 'Target 50.0K ops/s' 10 || fail "': target 50k' did not set Target 50.0K ops/s"
+wait_for 'Target 50.0K ops/s' 30 || fail "': target 50k' did not set Target 50.0K ops/s"
 echo "tui-e2e: the prompt set Threads 7 and Target 50.0K, refused threads 0"
 
 tmux send-keys -t "$session" -l 'q'
