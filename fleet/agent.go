@@ -263,8 +263,9 @@ func (s *session) prepare(ctx context.Context) error {
 	if sp.Count < 1 || sp.Index < 0 || sp.Index >= sp.Count {
 		return s.refuse("agent %d of %d is not a place in a fleet", sp.Index, sp.Count)
 	}
-	octx, cancel := context.WithTimeout(ctx, adapters.OpenTimeout(sp.Adapter, adapters.Properties(sp.Props)))
-	db, err := adapters.Open(octx, sp.Adapter, adapters.Properties(sp.Props))
+	aprops := adapters.Properties(sp.Props)
+	octx, cancel := context.WithTimeout(ctx, adapters.OpenTimeout(sp.Adapter, aprops))
+	db, err := adapters.Open(octx, sp.Adapter, aprops)
 	cancel()
 	var ce *adapters.ConfigError
 	if errors.As(err, &ce) {

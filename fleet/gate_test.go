@@ -2,11 +2,11 @@ package fleet
 
 import (
 	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
 	"benchtop/engine"
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -279,22 +279,10 @@ func waitFor(cond func() bool) bool {
 }
 
 // boundTestAdapter fails to open, saying how long it was given: 2 hours
-// with fleettest.slow=true (its OpenTimeout), the default otherwise.
+// with fleettest.slow=true, the default otherwise.
 const boundTestAdapter = "fleettest-bound"
 
-func init() {
-	adapters.Register(adapters.Driver{Name: boundTestAdapter, Description: "test: tells its open bound", Prefixes: []string{"fleettest."},
-		OpenTimeout: func(p adapters.Properties) time.Duration {
-			if p["fleettest.slow"] == "true" {
-				return 2 * time.Hour
-			}
-			return 0
-		},
-		Open: func(ctx context.Context, _ adapters.Properties) (adapters.DB, error) {
-			d, _ := ctx.Deadline()
-			return nil, fmt.Errorf("given %v", time.Until(d).Round(time.Second))
-		}})
-}
+func init() { adapters.Register(adaptertest.OpenBoundDriver(boundTestAdapter, "fleettest.slow")) }
 
 // An agent opens its adapter within the driver's bound, as a process
 // does (an HBase table's creation outlasted a fixed 30 s).

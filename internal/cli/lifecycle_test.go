@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
 )
 
 // syncBuffer is a bytes.Buffer that the test may read while run writes.
@@ -105,19 +105,7 @@ func registerTestAdapters() {
 				<-ctx.Done()
 				return nil, ctx.Err()
 			}})
-		// test-bound fails to open, saying how long it was given: 2 hours
-		// with -p test.slow=true (its OpenTimeout), the default otherwise.
-		adapters.Register(adapters.Driver{Name: "test-bound", Description: "test: tells its open bound", Prefixes: []string{"test."},
-			OpenTimeout: func(p adapters.Properties) time.Duration {
-				if p["test.slow"] == "true" {
-					return 2 * time.Hour
-				}
-				return 0
-			},
-			Open: func(ctx context.Context, _ adapters.Properties) (adapters.DB, error) {
-				d, _ := ctx.Deadline()
-				return nil, fmt.Errorf("given %v", time.Until(d).Round(time.Second))
-			}})
+		adapters.Register(adaptertest.OpenBoundDriver("test-bound", "test.slow"))
 	})
 }
 

@@ -133,8 +133,9 @@ func localRun(st *State, o *options) int {
 // (adapters.OpenTimeout); a signal cancels the connect. It returns nil and
 // the exit status when there is no database to run on.
 func openAdapter(st *State, o *options) (adapters.DB, int) {
-	ctx, cancel := context.WithTimeout(st.ctx(), adapters.OpenTimeout(o.DB, adapters.Properties(o.Props)))
-	db, err := adapters.Open(ctx, o.DB, adapters.Properties(o.Props))
+	props := adapters.Properties(o.Props)
+	ctx, cancel := context.WithTimeout(st.ctx(), adapters.OpenTimeout(o.DB, props))
+	db, err := adapters.Open(ctx, o.DB, props)
 	cancel()
 	if st.signalled() != nil {
 		if db != nil {
