@@ -115,6 +115,14 @@ write_conf() {
   <property><name>hbase.thrift.minWorkerThreads</name><value>4200</value></property>
   <property><name>hbase.thrift.maxWorkerThreads</name><value>4200</value></property>
   <property><name>hbase.thrift.maxQueuedRequests</name><value>0</value></property>
+  <!-- The listening socket's accept queue. Unset, Java's default of 50
+       holds too few of a run's first dials when 1024 workers connect at
+       once (and a second process does the same, as CI's lanes do): the
+       kernel drops the rest (TcpExtListenOverflows: 157 in two such runs
+       here), retries come seconds later, and on CI's crowded host 12 of
+       them ended in "connection reset by peer" at 15.6 s. The kernel caps
+       this at net.core.somaxconn (4096). -->
+  <property><name>hbase.regionserver.thrift.backlog</name><value>4096</value></property>
   <!-- The published client tuning, for the gateway's own HBase client (the
        gateway is the HBase client here; see docs/adapters/hbase.md). -->
   <property><name>hbase.client.ipc.pool.size</name><value>16</value></property>
