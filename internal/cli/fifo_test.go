@@ -5,9 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"benchtop/internal/infile/infiletest"
 )
 
 // Every input given as a FIFO that nothing writes to: one line naming
@@ -34,11 +35,7 @@ func TestInputFIFOWithNoWriter(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			fifo := filepath.Join(dir, "in")
-			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-				t.Skipf("mkfifo: %v", err)
-			}
+			fifo := infiletest.FIFO(t, "in")
 			var out, errb bytes.Buffer
 			code := make(chan int, 1)
 			go func() { code <- run(c.args(fifo), &out, &errb) }()
@@ -70,25 +67,9 @@ func TestInputFIFOWithNoWriter(t *testing.T) {
 // read as a file is: the run takes its properties.
 func TestInputFIFOWithAWriterIsRead(t *testing.T) {
 	t.Parallel()
-	fifo := filepath.Join(t.TempDir(), "workload")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fifo := infiletest.FIFO(t, "workload")
 	props := "recordcount=20\noperationcount=30\nreadproportion=1\nupdateproportion=0\n"
-	// A reader of the test's own holds the FIFO open (reading nothing),
-	// so the writer's open returns at once and its bytes wait in the FIFO
-	// for benchtop, in whatever order the two come. (A writer waiting in
-	// open(2) for benchtop's reader could be let through by a run that
-	// then refused the FIFO: CI run 26 hung there for 10 minutes.)
-	keep, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer keep.Close()
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := infiletest.Writer(t, fifo)
 	go func() {
 		w.WriteString(props)
 		w.Close()

@@ -5,24 +5,16 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
-)
 
-func fifo(t *testing.T) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "f")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	return p
-}
+	"benchtop/internal/infile/infiletest"
+)
 
 // A FIFO nobody writes to is refused at once (os.Open blocked on it for
 // good).
 func TestFIFOWithNoWriter(t *testing.T) {
 	t.Parallel()
-	if _, err := ReadFile(fifo(t)); !errors.Is(err, ErrNoWriter) {
+	if _, err := ReadFile(infiletest.FIFO(t, "f")); !errors.Is(err, ErrNoWriter) {
 		t.Fatalf("err %v, want ErrNoWriter", err)
 	}
 }
@@ -31,8 +23,8 @@ func TestFIFOWithNoWriter(t *testing.T) {
 // substitution is, whether its writer has written yet or not.
 func TestFIFOWithAWriter(t *testing.T) {
 	t.Parallel()
-	p := fifo(t)
-	w := writer(t, p)
+	p := infiletest.FIFO(t, "f")
+	w := infiletest.Writer(t, p)
 	go func() {
 		w.WriteString("recordcount=10\n")
 		w.Close()
@@ -44,27 +36,6 @@ func TestFIFOWithAWriter(t *testing.T) {
 	if string(b) != "recordcount=10\n" {
 		t.Fatalf("read %q", b)
 	}
-}
-
-// writer opens the FIFO p for writing without waiting: a reader of the
-// test's own holds it open (and reads nothing) until the test ends, so
-// that the writer's open returns at once and its bytes stay in the FIFO
-// until ReadFile reads them, in whatever order the two come. (A writer
-// that waited in open(2) for ReadFile's reader could be let through by
-// one ReadFile that then refused the FIFO, and write to no reader: CI
-// run 26 hung there for 10 minutes.)
-func writer(t *testing.T, p string) *os.File {
-	t.Helper()
-	keep, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { keep.Close() })
-	w, err := os.OpenFile(p, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w
 }
 
 // A pipe with a writer (what <(cat FILE) hands over as /dev/fd/N) is
