@@ -1,9 +1,6 @@
 package fleet
 
 import (
-	"benchtop/adapters"
-	"benchtop/adapters/adaptertest"
-	"benchtop/engine"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -13,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"benchtop/adapters"
+	"benchtop/adapters/adaptertest"
+	"benchtop/engine"
 )
 
 // serveAgent serves one agent on loopback with cfg (its token the test
